@@ -1,0 +1,698 @@
+#include "device_emitter.h"
+#include "py_text.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+
+namespace tessera::pallas {
+
+DeviceEmitter::DeviceEmitter(const Module& module, const KernelPlan& plan,
+                             ModuleState& state, const HostBindings& host,
+                             const EmitOptions& options,
+                             DiagnosticEngine& diagnostics)
+    : module_(module),
+      plan_(plan),
+      state_(state),
+      host_(host),
+      options_(options),
+      diagnostics_(diagnostics) {}
+
+bool DeviceEmitter::Error(SourceLoc loc, std::string message) {
+  diagnostics_.Error(module_.source_file, loc, std::move(message));
+  return false;
+}
+
+bool DeviceEmitter::FlushExprErrors(SourceLoc loc) {
+  bool ok = true;
+  for (; reported_errors_ < errors().size(); ++reported_errors_) {
+    Error(loc, errors()[reported_errors_]);
+    ok = false;
+  }
+  return ok;
+}
+
+bool DeviceEmitter::Used(const std::string& name) const {
+  auto it = plan_.use_counts.find(name);
+  return it != plan_.use_counts.end() && it->second > 0;
+}
+
+std::string DeviceEmitter::Kwarg(const std::string& name,
+                                 const std::string& host_value) {
+  if (kwarg_names_.insert(name).second) {
+    kwargs_.push_back(KernelKwarg{name, host_value});
+  }
+  return name;
+}
+
+std::string DeviceEmitter::KernelLocal(const std::string& name,
+                                       const std::string& value) {
+  if (kernel_scope_.defined.insert(name).second) {
+    kernel_scope_.prelude.Line(fmt::format("{} = {}", name, value));
+  }
+  return name;
+}
+
+std::string DeviceEmitter::AddScratch(const std::string& base,
+                                      const std::string& shape,
+                                      VmemBuffer vmem) {
+  std::string name = Fresh(base);
+  scratch_names_.push_back(name);
+  scratch_shapes_.push_back(shape);
+  vmem_.push_back(std::move(vmem));
+  return name;
+}
+
+std::string DeviceEmitter::HostShape(const std::vector<Dim>& dims) {
+  std::string text = "(";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) text += ", ";
+    if (dims[i].is_static()) {
+      text += fmt::format("{}", dims[i].size);
+    } else {
+      auto it = host_.symbol_values.find(dims[i].symbol);
+      text += it != host_.symbol_values.end() ? it->second : dims[i].symbol;
+    }
+  }
+  if (dims.size() == 1) text += ",";
+  return text + ")";
+}
+
+int64_t DeviceEmitter::StaticBytes(const std::vector<int64_t>& shape,
+                                   DType dtype) {
+  int64_t bytes = DTypeBytes(dtype);
+  for (int64_t dim : shape) {
+    if (dim < 0) return 0;  // a symbolic full dim: unknown until trace time
+    bytes *= dim;
+  }
+  return bytes;
+}
+
+// --- Names and tiles -------------------------------------------------------
+
+std::string DeviceEmitter::Var(const Expr& expr) {
+  auto alias = value_aliases_.find(expr.name);
+  if (alias != value_aliases_.end()) return alias->second;
+  if (plan_.FindTile(expr.name) != nullptr) {
+    Fail(fmt::format("tile '{}' used as a value", expr.name));
+  }
+  std::string name = SanitizeIdentifier(expr.name);
+  // Scalars and shape symbols of the device function are kernel kwargs.
+  auto host = host_.symbol_values.find(expr.name);
+  if (host != host_.symbol_values.end()) return Kwarg(name, host->second);
+  return name;
+}
+
+std::string DeviceEmitter::DimSymbol(const std::string& symbol) {
+  auto host = host_.symbol_values.find(symbol);
+  std::string name = SanitizeIdentifier(symbol);
+  if (host != host_.symbol_values.end()) return Kwarg(name, host->second);
+  return name;
+}
+
+std::string DeviceEmitter::GridIndex(const std::string& grid_tile) {
+  return KernelLocal(
+      SanitizeIdentifier(grid_tile),
+      fmt::format("pl.program_id({})", plan_.PallasAxis(grid_tile)));
+}
+
+std::string DeviceEmitter::TileBegin(const std::string& tile_name) {
+  const TileInfo* tile = plan_.FindTile(tile_name);
+  if (tile == nullptr) return "0";
+  if (tile->is_grid) {
+    std::string begin = host_.grid_begin[tile->grid_index];
+    std::string begin_text = begin;
+    if (!IsNumber(begin)) {
+      std::string& name = grid_kwargs_[tile->name + ":begin"];
+      if (name.empty()) name = Fresh(tile->name + "_begin");
+      begin_text = Kwarg(name, begin);
+    }
+    return AddText(MulText(GridIndex(tile->name), tile->block), begin_text);
+  }
+  auto it = runtime_.find(tile_name);
+  if (it == runtime_.end()) {
+    Fail(fmt::format("tile '{}' used outside its loop", tile_name));
+    return "0";
+  }
+  return it->second.begin;
+}
+
+std::string DeviceEmitter::TileLimit(const std::string& tile_name) {
+  const TileInfo* tile = plan_.FindTile(tile_name);
+  if (tile == nullptr) return "0";
+  if (tile->is_grid) {
+    std::string end = host_.grid_end[tile->grid_index];
+    if (IsNumber(end)) return end;
+    std::string& name = grid_kwargs_[tile->name + ":end"];
+    if (name.empty()) name = Fresh(tile->name + "_end");
+    return Kwarg(name, end);
+  }
+  auto it = runtime_.find(tile_name);
+  return it == runtime_.end() ? "0" : it->second.end;
+}
+
+std::string DeviceEmitter::AbsBlockIndex(const std::string& tile_name,
+                                         const std::string& loop_tile,
+                                         const std::string& loop_index) {
+  const TileInfo* tile = plan_.FindTile(tile_name);
+  if (tile == nullptr) return "0";
+  if (tile->is_grid) {
+    std::string begin = host_.grid_begin[tile->grid_index];
+    int64_t offset = IsNumber(begin) ? std::stoll(begin) / tile->block : 0;
+    return AddText(GridIndex(tile->name), fmt::format("{}", offset));
+  }
+  std::string index =
+      tile_name == loop_tile ? loop_index : runtime_[tile_name].index;
+  if (!tile->parent.empty()) {
+    const TileInfo* parent = plan_.FindTile(tile->parent);
+    std::string base =
+        MulText(Paren(AbsBlockIndex(tile->parent, loop_tile, loop_index)),
+                parent->block / tile->block);
+    return AddText(base, index);
+  }
+  const Expr* begin = tile->dim->begin.get();
+  int64_t offset = 0;
+  if (begin->op == OpKind::kConst) {
+    if (const int64_t* value = GetAttr<int64_t>(begin->attrs, "value")) {
+      offset = *value / tile->block;
+    }
+  }
+  return AddText(index, fmt::format("{}", offset));
+}
+
+DeviceEmitter::LoopBounds DeviceEmitter::Bounds(const Stmt& loop) {
+  const TileInfo& tile = *plan_.FindTile(loop.vars[0].name);
+  LoopBounds bounds;
+  if (!tile.parent.empty()) {
+    const TileInfo& parent = *plan_.FindTile(tile.parent);
+    bounds.parent = parent.name;
+    bounds.begin = TileBegin(parent.name);
+    bounds.end = Emit(*loop.dims[0].end);
+    bounds.trip =
+        fmt::format("{}", (parent.block + tile.block - 1) / tile.block);
+    bounds.static_trip = true;
+    return bounds;
+  }
+  bounds.begin = Emit(*loop.dims[0].begin);
+  bounds.end = Emit(*loop.dims[0].end);
+  std::string extent = bounds.begin == "0" ? bounds.end
+                                           : fmt::format("{} - {}", bounds.end,
+                                                         Paren(bounds.begin));
+  bounds.trip = fmt::format("pl.cdiv({}, {})", extent, tile.block);
+  // Static when every leaf is a constant or a kernel kwarg (Python ints at
+  // trace time).
+  bool is_static = true;
+  for (const Expr* bound : {loop.dims[0].begin.get(), loop.dims[0].end.get()}) {
+    WalkExpr(*bound, [&](const Expr& e) {
+      if (e.op == OpKind::kVar) {
+        if (!host_.symbol_values.count(e.name)) is_static = false;
+      } else if (OpInfoOf(e.op).category != OpCategory::kBinary &&
+                 e.op != OpKind::kConst && e.op != OpKind::kNeg) {
+        is_static = false;
+      }
+    });
+  }
+  bounds.static_trip = is_static;
+  return bounds;
+}
+
+void DeviceEmitter::EnterTile(const Stmt& loop, const std::string& index) {
+  const TileInfo& tile = *plan_.FindTile(loop.vars[0].name);
+  LoopBounds bounds = Bounds(loop);
+  TileRuntime rt;
+  rt.index = index;
+  rt.begin = AddText(bounds.begin, MulText(index, tile.block));
+  rt.end = bounds.end;
+  runtime_[tile.name] = rt;
+}
+
+void DeviceEmitter::ExitTile(const Stmt& loop) {
+  runtime_.erase(loop.vars[0].name);
+}
+
+std::string DeviceEmitter::TileOp(const Expr& expr) {
+  const Expr& operand = *expr.operands[0];
+  const TileInfo* tile = plan_.FindTile(operand.name);
+  if (operand.op != OpKind::kVar || tile == nullptr) {
+    Fail(fmt::format("'{}' expects a tile", OpInfoOf(expr.op).name));
+    return "0";
+  }
+  switch (expr.op) {
+    case OpKind::kTileBegin:
+      return Paren(TileBegin(tile->name));
+    case OpKind::kTileEnd:
+      return fmt::format(
+          "jnp.minimum({}, {})",
+          AddText(TileBegin(tile->name), fmt::format("{}", tile->block)),
+          TileLimit(tile->name));
+    case OpKind::kTileIndex:
+      return fmt::format("({} + jax.lax.broadcasted_iota(jnp.int32, ({},), 0))",
+                         TileBegin(tile->name), tile->block);
+    default:
+      return fmt::format("{}", tile->block);
+  }
+}
+
+std::string DeviceEmitter::DeviceOp(const Expr& expr) {
+  const int64_t* axis = GetAttr<int64_t>(expr.attrs, "axis");
+  int ir_axis = axis ? static_cast<int>(*axis) : 0;
+  if (ir_axis < 0 || ir_axis >= static_cast<int>(plan_.grid_tiles.size())) {
+    Fail("program_id / num_programs axis out of range");
+    return "0";
+  }
+  const std::string& grid_tile = plan_.grid_tiles[ir_axis];
+  if (expr.op == OpKind::kProgramId) return GridIndex(grid_tile);
+  if (expr.op == OpKind::kNumPrograms) {
+    return KernelLocal(
+        Fresh(grid_tile + "_count"),
+        fmt::format("pl.num_programs({})", plan_.PallasAxis(grid_tile)));
+  }
+  Fail("'scratch' must be assigned to a name");
+  return "None";
+}
+
+std::string DeviceEmitter::Size(const Expr& expr) {
+  const int64_t* dim = GetAttr<int64_t>(expr.attrs, "dim");
+  const Type& type = expr.operands[0]->type;
+  size_t d = dim ? static_cast<size_t>(*dim) : 0;
+  if (d < type.shape.size()) {
+    const Dim& size = type.shape[d];
+    return size.is_static() ? fmt::format("{}", size.size)
+                            : DimSymbol(size.symbol);
+  }
+  Fail("size of a dim the ref does not have");
+  return "0";
+}
+
+// --- Ref accesses ----------------------------------------------------------
+
+std::string DeviceEmitter::RefAccess(const std::string& ref_name,
+                                     const std::vector<Index>& indices,
+                                     bool write) {
+  const RefPlan* ref = plan_.FindRef(ref_name);
+  auto value_alias = value_aliases_.find(ref_name);
+  std::string suffix;
+  bool has_new_axis = false;
+  for (const Index& index : indices) {
+    if (index.kind == IndexKind::kNewAxis) {
+      has_new_axis = true;
+      suffix += suffix.empty() ? "None" : ", None";
+    } else if (index.kind != IndexKind::kScalar) {
+      suffix += suffix.empty() ? ":" : ", :";
+    }
+  }
+  auto with_suffix = [&](std::string text) {
+    if (has_new_axis && !write) text += "[" + suffix + "]";
+    return text;
+  };
+  auto stream = streams_.find(ref_name);
+  if (stream != streams_.end()) {
+    return with_suffix(write ? stream->second.store : stream->second.load);
+  }
+  std::string base = value_alias != value_aliases_.end()
+                         ? value_alias->second
+                         : SanitizeIdentifier(ref_name);
+  std::vector<std::string> parts;
+  size_t dim = 0;
+  bool all_whole = true;
+  for (const Index& index : indices) {
+    if (index.kind == IndexKind::kNewAxis) continue;
+    const SpecDim* spec =
+        ref && dim < ref->dims.size() ? &ref->dims[dim] : nullptr;
+    ++dim;
+    switch (index.kind) {
+      case IndexKind::kSlice:
+        parts.push_back(":");
+        break;
+      case IndexKind::kScalar:
+        parts.push_back(Emit(*index.expr));
+        all_whole = false;
+        break;
+      case IndexKind::kRange:
+        parts.push_back(fmt::format("pl.ds({}, {})", Emit(*index.expr),
+                                    index.size.is_static()
+                                        ? fmt::format("{}", index.size.size)
+                                        : DimSymbol(index.size.symbol)));
+        all_whole = false;
+        break;
+      case IndexKind::kTile: {
+        const TileInfo* tile = plan_.FindTile(index.expr->name);
+        if (tile == nullptr) {
+          Fail(fmt::format("'{}' is not a tile", index.expr->name));
+          parts.push_back(":");
+          break;
+        }
+        if (spec && spec->kind == SpecKind::kBlocked &&
+            spec->grid_tile == tile->name) {
+          parts.push_back(":");
+          break;
+        }
+        std::string start;
+        if (spec && spec->kind == SpecKind::kBlocked) {
+          // Offset inside the block of the grid tile this tile subdivides.
+          start = "0";
+          for (const TileInfo* t = tile; t && !t->is_grid;
+               t = plan_.FindTile(t->parent)) {
+            start = AddText(start,
+                            MulText(Paren(runtime_[t->name].index), t->block));
+          }
+        } else {
+          start = TileBegin(tile->name);
+        }
+        if (!IsNumber(start) && tile->aligned && tile->block > 1) {
+          start = fmt::format("pl.multiple_of({}, {})", start, tile->block);
+        }
+        parts.push_back(fmt::format("pl.ds({}, {})", start, tile->block));
+        all_whole = false;
+        break;
+      }
+      case IndexKind::kNewAxis:
+        break;
+    }
+  }
+  std::string text;
+  if (all_whole) {
+    text = base + "[...]";
+  } else {
+    text = base + "[";
+    for (size_t i = 0; i < parts.size(); ++i) {
+      text += (i ? ", " : "") + parts[i];
+    }
+    text += "]";
+  }
+  return with_suffix(text);
+}
+
+std::string DeviceEmitter::Load(const Expr& expr) {
+  const Expr& ref = *expr.operands[0];
+  if (ref.op != OpKind::kVar) {
+    Fail("load from something that is not a named ref");
+    return "None";
+  }
+  return RefAccess(ref.name, expr.indices, false);
+}
+
+// --- Statements --------------------------------------------------------------
+
+void DeviceEmitter::SourceComment(const Stmt& stmt, PyLines& out) {
+  if (!stmt.loc.known() || stmt.loc.line == last_line_) return;
+  last_line_ = stmt.loc.line;
+  out.Line(fmt::format("# src: line {}", stmt.loc.line));
+}
+
+std::string DeviceEmitter::TupleAssign(const std::vector<std::string>& targets,
+                                       const std::vector<std::string>& values) {
+  std::string lhs, rhs;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    lhs += (i ? ", " : "") + targets[i];
+    rhs += (i ? ", " : "") + values[i];
+  }
+  return lhs + " = " + rhs;
+}
+
+bool DeviceEmitter::EmitBlock(const Block& block, PyLines& out) {
+  for (const Stmt& stmt : block.stmts) {
+    if (!EmitStmt(stmt, out)) return false;
+  }
+  return true;
+}
+
+bool DeviceEmitter::EmitBody(const Block& body, PyLines& out,
+                             YieldFn on_yield) {
+  yield_stack_.push_back(std::move(on_yield));
+  bool ok = EmitBlock(body, out);
+  yield_stack_.pop_back();
+  return ok;
+}
+
+bool DeviceEmitter::EmitStmt(const Stmt& stmt, PyLines& out) {
+  switch (stmt.kind) {
+    case StmtKind::kAssign:
+      return EmitAssign(stmt, out);
+    case StmtKind::kStore:
+      SourceComment(stmt, out);
+      return EmitStore(stmt, out);
+    case StmtKind::kAtomic:
+      SourceComment(stmt, out);
+      return EmitAtomic(stmt, out);
+    case StmtKind::kTileLoop:
+      SourceComment(stmt, out);
+      return EmitInnerLoop(stmt, out);
+    case StmtKind::kRangeLoop:
+      SourceComment(stmt, out);
+      return EmitRangeLoop(stmt, out);
+    case StmtKind::kIf:
+      SourceComment(stmt, out);
+      return EmitIf(stmt, out);
+    case StmtKind::kYield:
+      if (yield_stack_.empty()) return Error(stmt.loc, "yield outside a loop");
+      yield_stack_.back()(stmt, out);
+      return FlushExprErrors(stmt.loc);
+    case StmtKind::kReturn:
+      if (!stmt.operands.empty()) {
+        return Error(stmt.loc,
+                     "a device function that returns values is not "
+                     "supported by the pallas-tpu backend");
+      }
+      return true;
+    case StmtKind::kLaunch:
+      return Error(stmt.loc, "launch inside a device function");
+  }
+  return true;
+}
+
+bool DeviceEmitter::EmitAssign(const Stmt& stmt, PyLines& out) {
+  const Value& target = stmt.results[0];
+  const Expr& value = *stmt.value;
+  if (value.op == OpKind::kScratch) {
+    const auto* shape = GetAttr<std::vector<Dim>>(value.attrs, "shape");
+    const DType* dtype = GetAttr<DType>(value.attrs, "dtype");
+    std::vector<Dim> dims = shape ? *shape : value.type.shape;
+    DType dt = dtype ? *dtype : value.type.dtype;
+    std::vector<int64_t> sizes;
+    for (const Dim& d : dims) sizes.push_back(d.is_static() ? d.size : -1);
+    std::string name = AddScratch(
+        target.name + "_scratch",
+        fmt::format("pltpu.VMEM({}, {})", HostShape(dims), JnpDType(dt)),
+        VmemBuffer{fmt::format("scratch {}", target.name),
+                   StaticBytes(sizes, dt), 1});
+    value_aliases_[target.name] = name;
+    return true;
+  }
+  if (!Used(target.name)) return true;
+  SourceComment(stmt, out);
+  std::string text = Emit(value);
+  if (!FlushExprErrors(stmt.loc)) return false;
+  out.Line(fmt::format("{} = {}", SanitizeIdentifier(target.name), text));
+  SetOrigins(target.name, Origins(value));
+  const Expr* base = &value;
+  while (base->op == OpKind::kCast) base = base->operands[0].get();
+  if (base->op == OpKind::kLoad ||
+      (base->op == OpKind::kVar && loaded_values_.count(base->name))) {
+    loaded_values_.insert(target.name);
+  }
+  return true;
+}
+
+bool DeviceEmitter::EmitStore(const Stmt& stmt, PyLines& out) {
+  const std::string& ref = stmt.target->name;
+  std::string value = Emit(*stmt.value);
+  const DType ref_dtype = stmt.target->type.dtype;
+  if (stmt.value->type.dtype != ref_dtype) {
+    value =
+        stmt.value->type.is_tensor()
+            ? fmt::format("{}.astype({})", Paren(value), JnpDType(ref_dtype))
+            : fmt::format("jnp.asarray({}, {})", value, JnpDType(ref_dtype));
+  }
+  std::string target = RefAccess(ref, stmt.indices, true);
+  if (!FlushExprErrors(stmt.loc)) return false;
+  out.Line(fmt::format("{} = {}", target, value));
+  return true;
+}
+
+bool DeviceEmitter::EmitAtomic(const Stmt& stmt, PyLines& out) {
+  const std::string* op = GetAttr<std::string>(stmt.attrs, "op");
+  std::string kind = op ? *op : "add";
+  const std::string& ref = stmt.target->name;
+  std::string value = Emit(*stmt.value);
+  const DType ref_dtype = stmt.target->type.dtype;
+  if (stmt.value->type.dtype != ref_dtype) {
+    value =
+        stmt.value->type.is_tensor()
+            ? fmt::format("{}.astype({})", Paren(value), JnpDType(ref_dtype))
+            : fmt::format("jnp.asarray({}, {})", value, JnpDType(ref_dtype));
+  }
+  std::string target = RefAccess(ref, stmt.indices, true);
+  if (!FlushExprErrors(stmt.loc)) return false;
+  // The output block stays in VMEM across the grid dims it does not map
+  // ("arbitrary", innermost), so a read-modify-write of it accumulates.
+  std::string combined;
+  if (kind == "add") {
+    combined = fmt::format("{} + {}", target, Paren(value));
+  } else if (kind == "max") {
+    combined = fmt::format("jnp.maximum({}, {})", target, value);
+  } else if (kind == "min") {
+    combined = fmt::format("jnp.minimum({}, {})", target, value);
+  } else {
+    return Error(stmt.loc, fmt::format("unknown atomic op '{}'", kind));
+  }
+  out.Line(fmt::format("{} = {}", target, combined));
+  return true;
+}
+
+bool DeviceEmitter::EmitRangeLoop(const Stmt& stmt, PyLines& out) {
+  const LoopDim& dim = stmt.dims[0];
+  std::string step = dim.block.is_static() ? fmt::format("{}", dim.block.size)
+                                           : DimSymbol(dim.block.symbol);
+  std::string begin = Emit(*dim.begin);
+  std::string end = Emit(*dim.end);
+  std::vector<std::string> args, inits;
+  for (size_t i = 0; i < stmt.iter_args.size(); ++i) {
+    args.push_back(SanitizeIdentifier(stmt.iter_args[i].name));
+    inits.push_back(Emit(*stmt.inits[i]));
+    SetOrigins(stmt.iter_args[i].name, Origins(*stmt.inits[i]));
+  }
+  if (!FlushExprErrors(stmt.loc)) return false;
+  if (!args.empty()) out.Line(TupleAssign(args, inits));
+  out.Line(fmt::format(
+      "for {} in range({}, {}, {}):", SanitizeIdentifier(stmt.vars[0].name),
+      begin, end, step));
+  out.Indent();
+  PyLines body;
+  bool ok = EmitBody(stmt.regions[0], body, [&](const Stmt& y, PyLines& o) {
+    std::vector<std::string> values;
+    for (const ExprPtr& v : y.operands) values.push_back(Emit(*v));
+    if (!args.empty()) o.Line(TupleAssign(args, values));
+  });
+  if (!ok) return false;
+  if (body.empty()) body.Line("pass");
+  out.Append(body);
+  out.Dedent();
+  std::vector<std::string> results;
+  for (const Value& result : stmt.results) {
+    results.push_back(SanitizeIdentifier(result.name));
+  }
+  if (!results.empty()) out.Line(TupleAssign(results, args));
+  return true;
+}
+
+bool DeviceEmitter::EmitIf(const Stmt& stmt, PyLines& out) {
+  std::string cond = Emit(*stmt.value);
+  if (!FlushExprErrors(stmt.loc)) return false;
+  std::vector<std::string> results;
+  for (const Value& result : stmt.results) {
+    results.push_back(SanitizeIdentifier(result.name));
+  }
+  auto on_yield = [&](const Stmt& y, PyLines& o) {
+    std::vector<std::string> values;
+    for (const ExprPtr& v : y.operands) values.push_back(Emit(*v));
+    if (!results.empty()) o.Line(TupleAssign(results, values));
+  };
+  out.Line(fmt::format("if {}:", cond));
+  for (size_t region = 0; region < stmt.regions.size(); ++region) {
+    if (region == 1) out.Line("else:");
+    out.Indent();
+    PyLines body;
+    if (!EmitBody(stmt.regions[region], body, on_yield)) return false;
+    if (body.empty()) body.Line("pass");
+    out.Append(body);
+    out.Dedent();
+  }
+  return true;
+}
+
+void DeviceEmitter::EmitOutputInits(PyLines& out) {
+  for (const RefPlan* ref : outputs_) {
+    bool has_init = host_.outputs_with_init.count(ref->name) != 0;
+    bool partial_block = false;
+    for (const SpecDim& dim : ref->dims) {
+      if (dim.kind == SpecKind::kFull) partial_block = true;
+    }
+    if (!(ref->atomic || ref->read || (has_init && partial_block))) continue;
+    if (!has_init && !ref->atomic) continue;
+    // First visit of the block: the grid dims the block does not map are
+    // all at index 0.
+    std::vector<std::string> conditions;
+    for (size_t g = 0; g < plan_.grid_tiles.size(); ++g) {
+      bool mapped = false;
+      for (const SpecDim& dim : ref->dims) {
+        if (dim.kind == SpecKind::kBlocked &&
+            dim.grid_tile == plan_.grid_tiles[g]) {
+          mapped = true;
+        }
+      }
+      if (!mapped) {
+        conditions.push_back(
+            fmt::format("({} == 0)", GridIndex(plan_.grid_tiles[g])));
+      }
+    }
+    std::string name = SanitizeIdentifier(ref->name);
+    std::string init =
+        has_init ? fmt::format("{}[...]", init_ref_names_[ref->name])
+                 : fmt::format("jnp.zeros({}.shape, {}.dtype)", name, name);
+    if (conditions.empty()) {
+      out.Line(fmt::format("{}[...] = {}", name, init));
+      continue;
+    }
+    std::string cond;
+    for (size_t i = 0; i < conditions.size(); ++i) {
+      cond += (i ? " & " : "") + conditions[i];
+    }
+    if (conditions.size() == 1) cond = cond.substr(1, cond.size() - 2);
+    out.Line(fmt::format("@pl.when({})", cond));
+    out.Line(fmt::format("def {}():", Fresh("_init_" + name)));
+    out.Indent();
+    out.Line(fmt::format("{}[...] = {}", name, init));
+    out.Dedent();
+    out.Blank();
+  }
+}
+
+bool DeviceEmitter::EmitKernel(PyLines& out) {
+  kernel_fn_ = Fresh("_" + plan_.kernel_name + "_kernel");
+  for (const RefPlan& ref : plan_.refs) {
+    if (ref.written()) {
+      outputs_.push_back(&ref);
+      if (host_.outputs_with_init.count(ref.name)) {
+        init_refs_.push_back(&ref);
+        init_ref_names_[ref.name] = Fresh(ref.name + "_init");
+      }
+    } else {
+      inputs_.push_back(&ref);
+    }
+  }
+  PushScope(&kernel_scope_);
+  PyLines body;
+  EmitOutputInits(body);
+  bool ok = EmitBlock(plan_.device->body, body);
+  PopScope();
+  if (!ok) return false;
+  std::vector<std::string> params;
+  for (const RefPlan* ref : inputs_) {
+    params.push_back(SanitizeIdentifier(ref->name));
+  }
+  for (const RefPlan* ref : init_refs_) {
+    params.push_back(init_ref_names_[ref->name]);
+  }
+  for (const RefPlan* ref : outputs_) {
+    params.push_back(SanitizeIdentifier(ref->name));
+  }
+  for (const std::string& scratch : scratch_names_) params.push_back(scratch);
+  std::string signature;
+  for (size_t i = 0; i < params.size(); ++i) {
+    signature += (i ? ", " : "") + params[i];
+  }
+  if (!kwargs_.empty()) {
+    signature += params.empty() ? "*" : ", *";
+    for (const KernelKwarg& kwarg : kwargs_) signature += ", " + kwarg.name;
+  }
+  out.Line(fmt::format("def {}({}):", kernel_fn_, signature));
+  out.Indent();
+  out.Append(kernel_scope_.prelude);
+  out.Append(body);
+  if (kernel_scope_.prelude.empty() && body.empty()) out.Line("pass");
+  out.Dedent();
+  return true;
+}
+
+}  // namespace tessera::pallas

@@ -1,0 +1,240 @@
+// Emits the Pallas kernel function of one outlined kernel: the shared
+// lowering of statements and ref accesses, with the inner tile loops left
+// to a launcher (launchers/*.cpp).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "expr_emitter.h"
+#include "kernel_plan.h"
+#include "legality.h"
+#include "python_writer.h"
+#include "tessera/diagnostics.h"
+#include "tessera/ir/ir.h"
+
+namespace tessera::pallas {
+
+// State shared by everything emitted into one Python module.
+struct ModuleState {
+  NameTable names;
+  // Module-level helpers, emitted only when used (name empty until then).
+  std::string mask_fn;
+  std::string pad_fn;
+  std::string round_up_fn;
+  std::string Mask() {
+    if (mask_fn.empty()) mask_fn = names.Fresh("_mask_tail");
+    return mask_fn;
+  }
+  std::string Pad() {
+    if (pad_fn.empty()) pad_fn = names.Fresh("_pad_to_multiple");
+    return pad_fn;
+  }
+  std::string RoundUp() {
+    if (round_up_fn.empty()) round_up_fn = names.Fresh("_round_up");
+    return round_up_fn;
+  }
+};
+
+struct EmitOptions {
+  bool prefetch = true;
+};
+
+// What the host side tells the device emitter before it runs.
+struct HostBindings {
+  // Device scalar / shape symbol -> host Python expression of its value.
+  std::map<std::string, std::string> symbol_values;
+  // Device ref param -> host Python expression of the (padded) array.
+  std::map<std::string, std::string> ref_arrays;
+  // Device output refs whose initial contents matter (aliased inputs).
+  std::set<std::string> outputs_with_init;
+  // Grid dim (IR order) -> host expressions of begin and end.
+  std::vector<std::string> grid_begin;
+  std::vector<std::string> grid_end;
+};
+
+// A keyword argument of the kernel, bound with functools.partial.
+struct KernelKwarg {
+  std::string name;        // in the kernel
+  std::string host_value;  // host Python expression
+};
+
+// How the kernel reads a streamed ref inside the current loop body.
+struct StreamBinding {
+  std::string load;   // value of the whole block, e.g. "x_block[...]"
+  std::string store;  // assignable target, e.g. "out_block[...]"
+};
+
+class DeviceEmitter : public ExprEmitter {
+ public:
+  DeviceEmitter(const Module& module, const KernelPlan& plan,
+                ModuleState& state, const HostBindings& host,
+                const EmitOptions& options, DiagnosticEngine& diagnostics);
+  ~DeviceEmitter() override = default;
+
+  // Emits `def <kernel_fn>(...)`; false after reporting an error.
+  bool EmitKernel(PyLines& out);
+
+  const std::string& kernel_fn() const { return kernel_fn_; }
+  // Kernel parameters in order: inputs, aliased initial values, outputs.
+  const std::vector<const RefPlan*>& inputs() const { return inputs_; }
+  const std::vector<const RefPlan*>& init_refs() const { return init_refs_; }
+  const std::vector<const RefPlan*>& outputs() const { return outputs_; }
+  const std::vector<KernelKwarg>& kwargs() const { return kwargs_; }
+  // Host-side Python expressions of the scratch_shapes entries.
+  const std::vector<std::string>& scratch_shapes() const {
+    return scratch_shapes_;
+  }
+  const std::vector<VmemBuffer>& vmem_buffers() const { return vmem_; }
+
+ protected:
+  // --- Launcher hook ---
+  virtual bool EmitInnerLoop(const Stmt& loop, PyLines& out) = 0;
+
+  // --- Shared pieces launchers use ---
+  struct TileRuntime {
+    std::string index;  // block index relative to the loop's begin
+    std::string begin;  // absolute begin
+    std::string end;    // exclusive limit (the loop's end)
+  };
+  struct LoopBounds {
+    std::string begin;
+    std::string end;
+    std::string trip;  // number of iterations
+    bool static_trip = false;
+    std::string parent;  // nested form: the tile the loop subdivides
+  };
+  LoopBounds Bounds(const Stmt& loop);
+  // Makes `tile` active with the given block-index expression.
+  void EnterTile(const Stmt& loop, const std::string& index);
+  void ExitTile(const Stmt& loop);
+  // Absolute block index of `tile` in units of its block; `loop_override`
+  // replaces the index of that loop's tile (used inside index maps).
+  std::string AbsBlockIndex(const std::string& tile,
+                            const std::string& loop_tile = "",
+                            const std::string& loop_index = "");
+  std::string TileBegin(const std::string& tile);
+  std::string TileLimit(const std::string& tile);
+  std::string GridIndex(const std::string& grid_tile);
+  // The kernel-level local `name = value` (defined once, at the top).
+  std::string KernelLocal(const std::string& base, const std::string& value);
+  // A new scratch parameter; returns its name.
+  std::string AddScratch(const std::string& base, const std::string& shape,
+                         VmemBuffer vmem);
+  std::string HostShape(const std::vector<Dim>& dims);
+  std::string Fresh(const std::string& base) {
+    return state_.names.Fresh(base);
+  }
+  int64_t StaticBytes(const std::vector<int64_t>& shape, DType dtype);
+  void AddVmem(VmemBuffer buffer) { vmem_.push_back(std::move(buffer)); }
+
+  // Statements.
+  bool EmitBlock(const Block& block, PyLines& out);
+  bool EmitStmt(const Stmt& stmt, PyLines& out);
+  // `# src: line N` when the line changed.
+  void SourceComment(const Stmt& stmt, PyLines& out);
+  void ResetSourceLine() { last_line_ = 0; }
+  uint32_t last_line() const { return last_line_; }
+  void SetSourceLine(uint32_t line) { last_line_ = line; }
+  bool Used(const std::string& name) const;
+  void SetOrigins(const std::string& name, std::vector<std::string> origins);
+  std::vector<std::string> Origins(const Expr& expr);
+  // Origins of a value flowing out of `loop` (the loop's tile dropped).
+  std::vector<std::string> LoopResultOrigins(const Stmt& loop,
+                                             const Expr& yielded);
+  bool Error(SourceLoc loc, std::string message);
+  // Emits a body, assigning yielded values with `on_yield`.
+  using YieldFn = std::function<void(const Stmt&, PyLines&)>;
+  bool EmitBody(const Block& body, PyLines& out, YieldFn on_yield);
+  // "a, b = x, y" / "a = x".
+  static std::string TupleAssign(const std::vector<std::string>& targets,
+                                 const std::vector<std::string>& values);
+
+  // Python function scopes (kernel, loop bodies) for prelude lines.
+  struct Scope {
+    PyLines prelude;
+    std::set<std::string> defined;
+  };
+  Scope& CurrentScope() { return *scopes_.back(); }
+  void PushScope(Scope* scope) { scopes_.push_back(scope); }
+  void PopScope() { scopes_.pop_back(); }
+
+  // Block-index shape of a streamed ref inside its loop, as Python.
+  std::string StreamBlockTuple(const RefPlan& ref, bool host_side);
+  // Per-dim index expressions of the streamed block (index map body).
+  std::vector<std::string> StreamIndexMap(const RefPlan& ref,
+                                          const std::string& loop_tile,
+                                          const std::string& loop_index);
+  // Per-dim `pl.ds(...)`/`:` slices of the streamed block in the HBM ref.
+  std::vector<std::string> StreamSlices(const RefPlan& ref,
+                                        const std::string& loop_tile,
+                                        const std::string& loop_index);
+
+  const Module& module_;
+  const KernelPlan& plan_;
+  ModuleState& state_;
+  const HostBindings& host_;
+  const EmitOptions& options_;
+  DiagnosticEngine& diagnostics_;
+  std::map<std::string, StreamBinding> streams_;
+
+ private:
+  std::string Var(const Expr& expr) override;
+  std::string DimSymbol(const std::string& symbol) override;
+  std::string Load(const Expr& expr) override;
+  std::string TileOp(const Expr& expr) override;
+  std::string DeviceOp(const Expr& expr) override;
+  std::string Size(const Expr& expr) override;
+  std::string ReductionInput(const Expr& input, int64_t axis,
+                             std::string_view fill) override;
+  std::string DotOperand(const Expr& operand, int64_t axis) override;
+
+  std::string RefAccess(const std::string& ref,
+                        const std::vector<Index>& indices, bool write);
+  std::string MaskIfRagged(const Expr& value, int64_t axis,
+                           std::string_view fill);
+  std::string Kwarg(const std::string& name, const std::string& host_value);
+  bool EmitAssign(const Stmt& stmt, PyLines& out);
+  bool EmitStore(const Stmt& stmt, PyLines& out);
+  bool EmitAtomic(const Stmt& stmt, PyLines& out);
+  bool EmitRangeLoop(const Stmt& stmt, PyLines& out);
+  bool EmitIf(const Stmt& stmt, PyLines& out);
+  void EmitOutputInits(PyLines& out);
+  bool FlushExprErrors(SourceLoc loc);
+
+  std::string kernel_fn_;
+  std::vector<const RefPlan*> inputs_;
+  std::vector<const RefPlan*> init_refs_;
+  std::vector<const RefPlan*> outputs_;
+  std::map<std::string, std::string> init_ref_names_;
+  std::vector<KernelKwarg> kwargs_;
+  std::set<std::string> kwarg_names_;
+  std::vector<std::string> scratch_names_;
+  std::vector<std::string> scratch_shapes_;
+  std::vector<VmemBuffer> vmem_;
+  std::map<std::string, std::string> value_aliases_;  // scratch refs
+  std::map<std::string, std::vector<std::string>> origins_;
+  std::map<std::string, TileRuntime> runtime_;
+  // Values that are plain loads (their ragged tails are host zero padding).
+  std::set<std::string> loaded_values_;
+  std::map<std::string, std::string> grid_kwargs_;
+  std::vector<YieldFn> yield_stack_;
+  std::vector<Scope*> scopes_;
+  Scope kernel_scope_;
+  uint32_t last_line_ = 0;
+  size_t reported_errors_ = 0;
+};
+
+// One emitter per launcher.
+std::unique_ptr<DeviceEmitter> MakeDeviceEmitter(const Module& module,
+                                                 const KernelPlan& plan,
+                                                 ModuleState& state,
+                                                 const HostBindings& host,
+                                                 const EmitOptions& options,
+                                                 DiagnosticEngine& diagnostics);
+
+}  // namespace tessera::pallas

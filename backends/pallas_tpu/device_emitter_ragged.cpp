@@ -1,0 +1,240 @@
+// Ragged tiles (masks of reductions and contractions over a partial last
+// tile) and the streamed-block helpers of the device emitter.
+#include <algorithm>
+
+#include "device_emitter.h"
+#include "fmt/format.h"
+#include "py_text.h"
+
+namespace tessera::pallas {
+
+// --- Ragged tiles ----------------------------------------------------------
+
+void DeviceEmitter::SetOrigins(const std::string& name,
+                               std::vector<std::string> origins) {
+  origins_[name] = std::move(origins);
+}
+
+std::vector<std::string> DeviceEmitter::Origins(const Expr& expr) {
+  const size_t rank = expr.type.is_tensor() ? expr.type.shape.size() : 0;
+  std::vector<std::string> result;
+  auto right_aligned = [&](const std::vector<const Expr*>& operands) {
+    std::vector<std::string> out(rank);
+    for (const Expr* operand : operands) {
+      std::vector<std::string> sub = Origins(*operand);
+      for (size_t i = 0; i < sub.size() && i < rank; ++i) {
+        std::string& slot = out[rank - 1 - i];
+        if (slot.empty()) slot = sub[sub.size() - 1 - i];
+      }
+    }
+    return out;
+  };
+  switch (expr.op) {
+    case OpKind::kVar: {
+      auto it = origins_.find(expr.name);
+      if (it != origins_.end()) result = it->second;
+      break;
+    }
+    case OpKind::kLoad:
+      for (const Index& index : expr.indices) {
+        if (index.kind == IndexKind::kTile) {
+          result.push_back(index.expr->name);
+        } else if (index.kind != IndexKind::kScalar) {
+          result.push_back("");
+        }
+      }
+      break;
+    case OpKind::kSubscript: {
+      std::vector<std::string> base = Origins(*expr.operands[0]);
+      size_t next = 0;
+      for (const Index& index : expr.indices) {
+        if (index.kind == IndexKind::kNewAxis) {
+          result.push_back("");
+        } else if (index.kind == IndexKind::kScalar) {
+          ++next;
+        } else {
+          result.push_back(next < base.size() && index.kind == IndexKind::kSlice
+                               ? base[next]
+                               : "");
+          ++next;
+        }
+      }
+      for (; next < base.size(); ++next) result.push_back(base[next]);
+      break;
+    }
+    case OpKind::kSum:
+    case OpKind::kAmax:
+    case OpKind::kAmin:
+    case OpKind::kMean: {
+      std::vector<std::string> base = Origins(*expr.operands[0]);
+      const int64_t in_rank = static_cast<int64_t>(base.size());
+      std::vector<bool> reduced(base.size(), expr.attr("dim") == nullptr);
+      if (const Attr* dim = expr.attr("dim")) {
+        std::vector<int64_t> dims;
+        if (const int64_t* one = std::get_if<int64_t>(&dim->value)) {
+          dims.push_back(*one);
+        } else if (const auto* list =
+                       std::get_if<std::vector<int64_t>>(&dim->value)) {
+          dims = *list;
+        }
+        for (int64_t d : dims) {
+          if (d < 0) d += in_rank;
+          if (d >= 0 && d < in_rank) reduced[d] = true;
+        }
+      }
+      const bool* keepdim = GetAttr<bool>(expr.attrs, "keepdim");
+      for (size_t i = 0; i < base.size(); ++i) {
+        if (!reduced[i]) {
+          result.push_back(base[i]);
+        } else if (keepdim && *keepdim) {
+          result.push_back("");
+        }
+      }
+      break;
+    }
+    case OpKind::kDot: {
+      std::vector<std::string> a = Origins(*expr.operands[0]);
+      std::vector<std::string> b = Origins(*expr.operands[1]);
+      if (a.size() >= 2 && b.size() >= 2) {
+        result.assign(a.begin(), a.end() - 2);
+        result.push_back(a[a.size() - 2]);
+        result.push_back(b[b.size() - 1]);
+      }
+      break;
+    }
+    case OpKind::kTileIndex:
+      result.push_back(expr.operands[0]->name);
+      break;
+    case OpKind::kTranspose: {
+      std::vector<std::string> base = Origins(*expr.operands[0]);
+      const auto* perm = GetAttr<std::vector<int64_t>>(expr.attrs, "perm");
+      if (perm != nullptr && perm->size() == base.size()) {
+        for (int64_t p : *perm) {
+          result.push_back(
+              p >= 0 && p < static_cast<int64_t>(base.size()) ? base[p] : "");
+        }
+      }
+      break;
+    }
+    case OpKind::kReshape:
+      break;
+    case OpKind::kFull:
+    case OpKind::kConst:
+      break;
+    default: {
+      std::vector<const Expr*> operands;
+      for (const ExprPtr& operand : expr.operands) {
+        if (operand->type.is_tensor()) operands.push_back(operand.get());
+      }
+      return right_aligned(operands);
+    }
+  }
+  result.resize(rank);
+  return result;
+}
+
+std::vector<std::string> DeviceEmitter::LoopResultOrigins(const Stmt& loop,
+                                                          const Expr& yielded) {
+  std::vector<std::string> origins = Origins(yielded);
+  for (std::string& origin : origins) {
+    for (const Value& var : loop.vars) {
+      if (origin == var.name) origin.clear();
+    }
+  }
+  return origins;
+}
+
+std::string DeviceEmitter::MaskIfRagged(const Expr& value, int64_t axis,
+                                        std::string_view fill) {
+  std::vector<std::string> origins = Origins(value);
+  if (axis < 0 || axis >= static_cast<int64_t>(origins.size())) {
+    return Emit(value);
+  }
+  const TileInfo* tile = plan_.FindTile(origins[axis]);
+  bool active =
+      tile != nullptr && (tile->is_grid || runtime_.count(tile->name) != 0);
+  if (!active || !tile->maybe_partial) return Emit(value);
+  return fmt::format("{}({}, {}, {}, {}, {})", state_.Mask(), Emit(value), axis,
+                     TileBegin(tile->name), TileLimit(tile->name), fill);
+}
+
+std::string DeviceEmitter::ReductionInput(const Expr& input, int64_t axis,
+                                          std::string_view fill) {
+  return MaskIfRagged(input, axis, fill);
+}
+
+std::string DeviceEmitter::DotOperand(const Expr& operand, int64_t axis) {
+  // Loads read zero-padded data; computed operands may hold anything in a
+  // ragged tile's tail (exp(0 - m) in attention), so they are masked.
+  const Expr* base = &operand;
+  while (base->op == OpKind::kCast || base->op == OpKind::kTranspose) {
+    base = base->operands[0].get();
+  }
+  if (base->op == OpKind::kLoad ||
+      (base->op == OpKind::kVar && loaded_values_.count(base->name))) {
+    return Emit(operand);
+  }
+  return MaskIfRagged(operand, axis, "0");
+}
+
+// --- Streams
+// -------------------------------------------------------------------
+
+std::string DeviceEmitter::StreamBlockTuple(const RefPlan& ref,
+                                            bool host_side) {
+  std::vector<int64_t> shape = StreamBlockShape(plan_, ref);
+  std::string text = "(";
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (d) text += ", ";
+    if (shape[d] >= 0) {
+      text += fmt::format("{}", shape[d]);
+    } else if (host_side) {
+      auto it = host_.ref_arrays.find(ref.name);
+      text +=
+          fmt::format("{}.shape[{}]",
+                      it != host_.ref_arrays.end() ? it->second : ref.name, d);
+    } else {
+      text += fmt::format("{}.shape[{}]", SanitizeIdentifier(ref.name), d);
+    }
+  }
+  if (shape.size() == 1) text += ",";
+  return text + ")";
+}
+
+std::vector<std::string> DeviceEmitter::StreamIndexMap(
+    const RefPlan& ref, const std::string& loop_tile,
+    const std::string& loop_index) {
+  std::vector<std::string> parts;
+  for (const Index& index : *ref.accesses[0].indices) {
+    if (index.kind == IndexKind::kNewAxis) continue;
+    if (index.kind == IndexKind::kTile) {
+      parts.push_back(AbsBlockIndex(index.expr->name, loop_tile, loop_index));
+    } else {
+      parts.push_back("0");
+    }
+  }
+  return parts;
+}
+
+std::vector<std::string> DeviceEmitter::StreamSlices(
+    const RefPlan& ref, const std::string& loop_tile,
+    const std::string& loop_index) {
+  std::vector<std::string> parts;
+  for (const Index& index : *ref.accesses[0].indices) {
+    if (index.kind == IndexKind::kNewAxis) continue;
+    if (index.kind != IndexKind::kTile) {
+      parts.push_back(":");
+      continue;
+    }
+    const TileInfo& tile = *plan_.FindTile(index.expr->name);
+    std::string start = MulText(
+        Paren(AbsBlockIndex(tile.name, loop_tile, loop_index)), tile.block);
+    if (!IsNumber(start) && tile.block > 1) {
+      start = fmt::format("pl.multiple_of({}, {})", start, tile.block);
+    }
+    parts.push_back(fmt::format("pl.ds({}, {})", start, tile.block));
+  }
+  return parts;
+}
+
+}  // namespace tessera::pallas

@@ -1,0 +1,52 @@
+// IR expressions -> Python (jnp / lax / pl) expressions. Shared by the host
+// function (scalar math, sizes) and the device kernel (tensor math); the
+// context-dependent parts (names, loads, tiles) are hooks.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tessera/ir/ir.h"
+
+namespace tessera::pallas {
+
+// "jnp.float32", "jnp.bfloat16", ... (i64 maps to int32: JAX runs without
+// x64 by default).
+std::string JnpDType(DType dtype);
+
+class ExprEmitter {
+ public:
+  virtual ~ExprEmitter() = default;
+
+  // The expression as Python, without redundant outer parentheses.
+  std::string Emit(const Expr& expr);
+  // A Python tuple literal of dims ("(64, n)", "(128,)").
+  std::string ShapeTuple(const std::vector<Dim>& dims);
+  // Problems found while emitting (unsupported ops); empty when fine.
+  const std::vector<std::string>& errors() const { return errors_; }
+
+ protected:
+  // Parenthesized where it could bind wrongly inside a larger expression.
+  std::string Sub(const Expr& expr);
+  virtual std::string Var(const Expr& expr);
+  virtual std::string DimSymbol(const std::string& symbol) { return symbol; }
+  virtual std::string Load(const Expr& expr);
+  virtual std::string TileOp(const Expr& expr);
+  virtual std::string DeviceOp(const Expr& expr);
+  virtual std::string Size(const Expr& expr);
+  // Reduction input, masked when it reduces over a ragged tile dim.
+  virtual std::string ReductionInput(const Expr& input, int64_t axis,
+                                     std::string_view fill);
+  // Dot operand, masked along the contraction dim when it is ragged.
+  virtual std::string DotOperand(const Expr& operand, int64_t axis);
+  void Fail(std::string message) { errors_.push_back(std::move(message)); }
+
+ private:
+  std::string Reduction(const Expr& expr);
+  std::string Dot(const Expr& expr);
+  std::string Subscript(const Expr& expr);
+
+  std::vector<std::string> errors_;
+};
+
+}  // namespace tessera::pallas

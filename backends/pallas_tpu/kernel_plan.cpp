@@ -1,0 +1,524 @@
+#include "kernel_plan.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "fmt/format.h"
+#include "legality.h"
+
+namespace tessera::pallas {
+
+std::string_view LauncherName(Launcher launcher) {
+  switch (launcher) {
+    case Launcher::kUnroll:
+      return "unroll";
+    case Launcher::kEmitPipeline:
+      return "emit_pipeline";
+    case Launcher::kForiLoop:
+      return "fori_loop";
+  }
+  return "?";
+}
+
+std::optional<Launcher> LauncherByName(std::string_view name) {
+  if (name == "unroll") return Launcher::kUnroll;
+  if (name == "emit_pipeline") return Launcher::kEmitPipeline;
+  if (name == "fori_loop") return Launcher::kForiLoop;
+  return std::nullopt;
+}
+
+const RefPlan* KernelPlan::FindRef(std::string_view name) const {
+  auto it = ref_by_name.find(std::string(name));
+  return it == ref_by_name.end() ? nullptr : &refs[it->second];
+}
+
+const TileInfo* KernelPlan::FindTile(std::string_view name) const {
+  auto it = tiles.find(std::string(name));
+  return it == tiles.end() ? nullptr : &it->second;
+}
+
+int KernelPlan::PallasAxis(const std::string& grid_tile) const {
+  for (size_t axis = 0; axis < grid_order.size(); ++axis) {
+    if (grid_tiles[grid_order[axis]] == grid_tile)
+      return static_cast<int>(axis);
+  }
+  return -1;
+}
+
+const TileInfo* KernelPlan::RootGrid(const TileInfo& tile) const {
+  const TileInfo* current = &tile;
+  while (current != nullptr && !current->is_grid) {
+    if (current->parent.empty()) return nullptr;
+    current = FindTile(current->parent);
+  }
+  return current;
+}
+
+std::vector<const RefPlan*> KernelPlan::StreamedBy(const Stmt* loop) const {
+  std::vector<const RefPlan*> streamed;
+  for (const RefPlan& ref : refs) {
+    if (ref.stream_loop == loop) streamed.push_back(&ref);
+  }
+  return streamed;
+}
+
+namespace {
+
+std::optional<int64_t> StaticInt(const Expr* expr) {
+  if (expr == nullptr || expr->op != OpKind::kConst) return std::nullopt;
+  const Attr* value = expr->attr("value");
+  if (value == nullptr) return std::nullopt;
+  if (const int64_t* i = std::get_if<int64_t>(&value->value)) return *i;
+  return std::nullopt;
+}
+
+// The tile `p` when `expr` is tile_begin(p) / tile_end(p).
+std::string TileOperand(const Expr* expr, OpKind op) {
+  if (expr == nullptr || expr->op != op || expr->operands.size() != 1) {
+    return "";
+  }
+  const Expr& operand = *expr->operands[0];
+  return operand.op == OpKind::kVar ? operand.name : "";
+}
+
+class PlanBuilder {
+ public:
+  PlanBuilder(const Module& module, KernelPlan& plan,
+              DiagnosticEngine& diagnostics)
+      : module_(module), plan_(plan), diagnostics_(diagnostics) {}
+
+  bool Build();
+
+ private:
+  bool Error(SourceLoc loc, std::string message) {
+    diagnostics_.Error(module_.source_file, loc, std::move(message));
+    return false;
+  }
+  bool CollectBlock(const Block& block, std::vector<const Stmt*>& loops);
+  void CountUses(const Stmt& stmt);
+  // Drops the uses made by assignments whose value is never used (to a
+  // fixpoint), so the emitter skips whole dead chains.
+  void RemoveDeadUses(const Block& body);
+  void RecordAccess(const std::string& ref, const std::vector<Index>& indices,
+                    const std::vector<const Stmt*>& loops, bool write,
+                    bool atomic);
+  void PlanSpecs(RefPlan& ref);
+  void PlanStreaming(RefPlan& ref);
+  void PlanPadding(RefPlan& ref);
+  void PlanGrid();
+
+  const Module& module_;
+  KernelPlan& plan_;
+  DiagnosticEngine& diagnostics_;
+};
+
+const Stmt* FindLaunch(const Block& block) {
+  for (const Stmt& stmt : block.stmts) {
+    if (stmt.kind == StmtKind::kLaunch) return &stmt;
+    for (const Block& region : stmt.regions) {
+      if (const Stmt* found = FindLaunch(region)) return found;
+    }
+  }
+  return nullptr;
+}
+
+bool PlanBuilder::Build() {
+  const Function& host = *plan_.host;
+  plan_.launch = FindLaunch(host.body);
+  if (plan_.launch == nullptr) {
+    return Error(host.loc,
+                 fmt::format("host function '{}' has no launch", host.name));
+  }
+  const std::string* callee =
+      GetAttr<std::string>(plan_.launch->attrs, "callee");
+  plan_.device = callee ? module_.FindFunction(*callee) : nullptr;
+  if (plan_.device == nullptr || plan_.device->kind != FunctionKind::kDevice) {
+    return Error(plan_.launch->loc,
+                 fmt::format("launch of '{}' names no device function",
+                             callee ? *callee : std::string("?")));
+  }
+  const Function& device = *plan_.device;
+  const size_t grid_rank = plan_.launch->dims.size();
+  if (device.params.size() < grid_rank ||
+      plan_.launch->operands.size() + grid_rank != device.params.size()) {
+    return Error(plan_.launch->loc,
+                 "launch arguments do not match the device parameters");
+  }
+  for (size_t i = 0; i < grid_rank; ++i) {
+    const Value& param = device.params[i];
+    const LoopDim& dim = plan_.launch->dims[i];
+    if (!param.type.is_tile() || !dim.block.is_static()) {
+      return Error(plan_.launch->loc,
+                   fmt::format("grid dim {} needs a static block size", i));
+    }
+    TileInfo tile;
+    tile.name = param.name;
+    tile.block = dim.block.size;
+    tile.is_grid = true;
+    tile.grid_index = static_cast<int>(i);
+    tile.dim = &dim;
+    auto begin = StaticInt(dim.begin.get());
+    auto end = StaticInt(dim.end.get());
+    tile.aligned = begin && *begin % tile.block == 0;
+    tile.maybe_partial = !(begin && end && (*end - *begin) % tile.block == 0);
+    plan_.tiles[tile.name] = tile;
+    plan_.grid_tiles.push_back(tile.name);
+  }
+  for (size_t i = grid_rank; i < device.params.size(); ++i) {
+    const Value& param = device.params[i];
+    if (!param.type.is_ref()) continue;
+    RefPlan ref;
+    ref.name = param.name;
+    ref.param_index = static_cast<int>(i);
+    ref.type = param.type;
+    plan_.ref_by_name[ref.name] = static_cast<int>(plan_.refs.size());
+    plan_.refs.push_back(std::move(ref));
+  }
+  std::vector<const Stmt*> loops;
+  if (!CollectBlock(device.body, loops)) return false;
+  RemoveDeadUses(device.body);
+  for (RefPlan& ref : plan_.refs) {
+    PlanSpecs(ref);
+    if (plan_.launcher != Launcher::kUnroll) PlanStreaming(ref);
+    if (ref.stream_loop == nullptr && CheckRefBlock(ref).has_value()) {
+      // An illegal block keeps the whole array in VMEM along the offending
+      // dims; the kernel slices it instead.
+      for (size_t d = ref.dims.size() >= 2 ? ref.dims.size() - 2 : 0;
+           d < ref.dims.size(); ++d) {
+        ref.dims[d].kind = SpecKind::kFull;
+      }
+    }
+    PlanPadding(ref);
+  }
+  PlanGrid();
+  return true;
+}
+
+void PlanBuilder::CountUses(const Stmt& stmt) {
+  auto count_attrs = [&](const std::vector<Attr>& attrs) {
+    for (const Attr& attr : attrs) {
+      if (const auto* dims = std::get_if<std::vector<Dim>>(&attr.value)) {
+        for (const Dim& dim : *dims) {
+          if (!dim.is_static()) ++plan_.use_counts[dim.symbol];
+        }
+      }
+    }
+  };
+  ForEachRootExpr(stmt, [&](const Expr& root) {
+    WalkExpr(root, [&](const Expr& expr) {
+      if (expr.op == OpKind::kVar) ++plan_.use_counts[expr.name];
+      count_attrs(expr.attrs);
+    });
+  });
+}
+
+void PlanBuilder::RemoveDeadUses(const Block& body) {
+  std::vector<const Stmt*> assigns;
+  WalkStmts(body, [&](const Stmt& stmt) {
+    if (stmt.kind == StmtKind::kAssign && !stmt.results.empty() && stmt.value &&
+        stmt.value->op != OpKind::kScratch) {
+      assigns.push_back(&stmt);
+    }
+  });
+  std::set<const Stmt*> dead;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (const Stmt* stmt : assigns) {
+      if (dead.count(stmt) || plan_.use_counts[stmt->results[0].name] > 0) {
+        continue;
+      }
+      dead.insert(stmt);
+      changed = true;
+      WalkExpr(*stmt->value, [&](const Expr& expr) {
+        if (expr.op == OpKind::kVar) --plan_.use_counts[expr.name];
+        for (const Attr& attr : expr.attrs) {
+          if (const auto* dims = std::get_if<std::vector<Dim>>(&attr.value)) {
+            for (const Dim& dim : *dims) {
+              if (!dim.is_static()) --plan_.use_counts[dim.symbol];
+            }
+          }
+        }
+      });
+    }
+  }
+}
+
+bool PlanBuilder::CollectBlock(const Block& block,
+                               std::vector<const Stmt*>& loops) {
+  for (const Stmt& stmt : block.stmts) {
+    CountUses(stmt);
+    ForEachRootExpr(stmt, [&](const Expr& root) {
+      WalkExpr(root, [&](const Expr& expr) {
+        if (expr.op == OpKind::kLoad && !expr.operands.empty() &&
+            expr.operands[0]->op == OpKind::kVar) {
+          RecordAccess(expr.operands[0]->name, expr.indices, loops, false,
+                       false);
+        }
+      });
+    });
+    if ((stmt.kind == StmtKind::kStore || stmt.kind == StmtKind::kAtomic) &&
+        stmt.target && stmt.target->op == OpKind::kVar) {
+      RecordAccess(stmt.target->name, stmt.indices, loops, true,
+                   stmt.kind == StmtKind::kAtomic);
+    }
+    if (stmt.kind == StmtKind::kTileLoop) {
+      if (stmt.vars.size() != 1 || stmt.dims.size() != 1) {
+        return Error(stmt.loc,
+                     "inner tile loops over several dims are not supported "
+                     "by the pallas-tpu backend; nest one loop per dim");
+      }
+      const LoopDim& dim = stmt.dims[0];
+      if (!dim.block.is_static()) {
+        return Error(stmt.loc, "inner tile loop needs a static block size");
+      }
+      TileInfo tile;
+      tile.name = stmt.vars[0].name;
+      tile.block = dim.block.size;
+      tile.dim = &dim;
+      tile.loop = &stmt;
+      std::string begin_of = TileOperand(dim.begin.get(), OpKind::kTileBegin);
+      std::string end_of = TileOperand(dim.end.get(), OpKind::kTileEnd);
+      const TileInfo* parent = begin_of.empty() || begin_of != end_of
+                                   ? nullptr
+                                   : plan_.FindTile(begin_of);
+      if (parent != nullptr) {
+        tile.parent = parent->name;
+        tile.aligned = parent->aligned && parent->block % tile.block == 0;
+        tile.maybe_partial =
+            parent->maybe_partial || parent->block % tile.block != 0;
+      } else {
+        auto begin = StaticInt(dim.begin.get());
+        auto end = StaticInt(dim.end.get());
+        tile.aligned = begin && *begin % tile.block == 0;
+        tile.maybe_partial =
+            !(begin && end && (*end - *begin) % tile.block == 0);
+      }
+      plan_.tiles[tile.name] = tile;
+      loops.push_back(&stmt);
+      bool ok = CollectBlock(stmt.regions[0], loops);
+      loops.pop_back();
+      if (!ok) return false;
+      continue;
+    }
+    for (const Block& region : stmt.regions) {
+      if (!CollectBlock(region, loops)) return false;
+    }
+  }
+  return true;
+}
+
+void PlanBuilder::RecordAccess(const std::string& ref_name,
+                               const std::vector<Index>& indices,
+                               const std::vector<const Stmt*>& loops,
+                               bool write, bool atomic) {
+  auto it = plan_.ref_by_name.find(ref_name);
+  if (it == plan_.ref_by_name.end()) return;
+  RefPlan& ref = plan_.refs[it->second];
+  ref.accesses.push_back(RefAccess{&indices, loops, write});
+  if (atomic) {
+    ref.atomic = true;
+  } else if (write) {
+    ref.stored = true;
+  } else {
+    ref.read = true;
+  }
+}
+
+// For each ref dim, the index every access uses there (nullptr: `:` by
+// omission).
+std::vector<const Index*> IndicesByDim(const std::vector<Index>& indices,
+                                       size_t rank) {
+  std::vector<const Index*> by_dim(rank, nullptr);
+  size_t dim = 0;
+  for (const Index& index : indices) {
+    if (index.kind == IndexKind::kNewAxis) continue;
+    if (dim < rank) by_dim[dim] = &index;
+    ++dim;
+  }
+  return by_dim;
+}
+
+std::string TileNameOf(const Index* index) {
+  if (index == nullptr || index->kind != IndexKind::kTile || !index->expr ||
+      index->expr->op != OpKind::kVar) {
+    return "";
+  }
+  return index->expr->name;
+}
+
+void PlanBuilder::PlanSpecs(RefPlan& ref) {
+  const size_t rank = ref.type.shape.size();
+  ref.dims.assign(rank, SpecDim{});
+  for (size_t d = 0; d < rank; ++d) {
+    std::string grid;
+    bool blocked = !ref.accesses.empty();
+    for (const RefAccess& access : ref.accesses) {
+      const Index* index = IndicesByDim(*access.indices, rank)[d];
+      const TileInfo* tile = plan_.FindTile(TileNameOf(index));
+      const TileInfo* root = tile ? plan_.RootGrid(*tile) : nullptr;
+      if (root == nullptr || !root->aligned || root->block % tile->block != 0 ||
+          (!grid.empty() && grid != root->name)) {
+        blocked = false;
+        break;
+      }
+      grid = root->name;
+    }
+    if (blocked) {
+      ref.dims[d].kind = SpecKind::kBlocked;
+      ref.dims[d].grid_tile = grid;
+      ref.dims[d].block = plan_.FindTile(grid)->block;
+    }
+  }
+}
+
+void PlanBuilder::PlanStreaming(RefPlan& ref) {
+  if (ref.accesses.empty() || ref.atomic) return;
+  if (ref.stored && (ref.read || plan_.launcher != Launcher::kEmitPipeline)) {
+    return;
+  }
+  // The innermost loop around every access.
+  const std::vector<const Stmt*>& first = ref.accesses[0].loops;
+  if (first.empty()) return;
+  const Stmt* loop = first.back();
+  for (const RefAccess& access : ref.accesses) {
+    if (access.loops.empty() || access.loops.back() != loop) return;
+  }
+  const TileInfo* loop_tile = plan_.FindTile(loop->vars[0].name);
+  if (loop_tile == nullptr) return;
+  const size_t rank = ref.type.shape.size();
+  // Every access must index the same way: tiles, `:` or None, using the
+  // loop's own tile somewhere.
+  const std::vector<Index>& pattern = *ref.accesses[0].indices;
+  bool uses_loop_tile = false;
+  for (const RefAccess& access : ref.accesses) {
+    const std::vector<Index>& indices = *access.indices;
+    if (indices.size() != pattern.size()) return;
+    for (size_t i = 0; i < indices.size(); ++i) {
+      if (indices[i].kind != pattern[i].kind) return;
+      if (indices[i].kind == IndexKind::kTile) {
+        if (TileNameOf(&indices[i]) != TileNameOf(&pattern[i])) return;
+      } else if (indices[i].kind != IndexKind::kSlice &&
+                 indices[i].kind != IndexKind::kNewAxis) {
+        return;
+      }
+    }
+  }
+  std::vector<const Index*> by_dim = IndicesByDim(pattern, rank);
+  std::vector<BlockDim> block;
+  for (size_t d = 0; d < rank; ++d) {
+    const TileInfo* tile = plan_.FindTile(TileNameOf(by_dim[d]));
+    if (by_dim[d] != nullptr && by_dim[d]->kind == IndexKind::kTile) {
+      if (tile == nullptr || !tile->aligned) return;
+      if (tile->name == loop_tile->name) uses_loop_tile = true;
+      block.push_back(BlockDim{tile->block, false});
+    } else {
+      block.push_back(BlockDim{0, true});
+    }
+  }
+  if (!uses_loop_tile) return;
+  // The loop's block index must be computable: it starts at 0 or at its
+  // parent's begin.
+  if (!loop_tile->aligned) return;
+  if (CheckBlockShape(block, ref.type.dtype).has_value()) return;
+  ref.stream_loop = loop;
+}
+
+void PlanBuilder::PlanPadding(RefPlan& ref) {
+  const size_t rank = ref.type.shape.size();
+  for (const RefAccess& access : ref.accesses) {
+    std::vector<const Index*> by_dim = IndicesByDim(*access.indices, rank);
+    for (size_t d = 0; d < rank; ++d) {
+      const TileInfo* tile = plan_.FindTile(TileNameOf(by_dim[d]));
+      if (tile == nullptr) continue;
+      SpecDim& spec = ref.dims[d];
+      // A grid tile picking its own block needs no padding: Pallas handles
+      // the ragged edge block. Everything sliced inside the kernel or
+      // streamed by DMA does.
+      bool edge_ok = spec.kind == SpecKind::kBlocked && tile->is_grid &&
+                     ref.stream_loop == nullptr;
+      if (edge_ok) continue;
+      int64_t multiple = tile->block;
+      if (spec.kind == SpecKind::kBlocked) {
+        multiple = std::lcm(multiple, spec.block);
+      }
+      spec.pad_multiple = std::lcm(spec.pad_multiple, multiple);
+    }
+  }
+}
+
+void PlanBuilder::PlanGrid() {
+  const size_t rank = plan_.grid_tiles.size();
+  plan_.grid_arbitrary.assign(rank, false);
+  for (const RefPlan& ref : plan_.refs) {
+    if (!ref.written()) continue;
+    for (size_t g = 0; g < rank; ++g) {
+      bool mapped = false;
+      if (ref.stream_loop != nullptr) {
+        for (const Index& index : *ref.accesses[0].indices) {
+          const TileInfo* tile = plan_.FindTile(TileNameOf(&index));
+          const TileInfo* root = tile ? plan_.RootGrid(*tile) : nullptr;
+          if (root && root->name == plan_.grid_tiles[g]) mapped = true;
+        }
+      }
+      for (const SpecDim& dim : ref.dims) {
+        if (dim.kind == SpecKind::kBlocked &&
+            dim.grid_tile == plan_.grid_tiles[g]) {
+          mapped = true;
+        }
+      }
+      if (!mapped) plan_.grid_arbitrary[g] = true;
+    }
+  }
+  for (size_t g = 0; g < rank; ++g) {
+    if (!plan_.grid_arbitrary[g])
+      plan_.grid_order.push_back(static_cast<int>(g));
+  }
+  for (size_t g = 0; g < rank; ++g) {
+    if (plan_.grid_arbitrary[g])
+      plan_.grid_order.push_back(static_cast<int>(g));
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> CheckRefBlock(const RefPlan& ref) {
+  std::vector<BlockDim> block;
+  for (const SpecDim& dim : ref.dims) {
+    block.push_back(dim.kind == SpecKind::kBlocked ? BlockDim{dim.block, false}
+                                                   : BlockDim{0, true});
+  }
+  return CheckBlockShape(block, ref.type.dtype);
+}
+
+std::vector<int64_t> StreamBlockShape(const KernelPlan& plan,
+                                      const RefPlan& ref) {
+  const size_t rank = ref.type.shape.size();
+  std::vector<const Index*> by_dim =
+      IndicesByDim(*ref.accesses[0].indices, rank);
+  std::vector<int64_t> shape;
+  for (size_t d = 0; d < rank; ++d) {
+    const TileInfo* tile = plan.FindTile(TileNameOf(by_dim[d]));
+    shape.push_back(tile ? tile->block : -1);
+  }
+  return shape;
+}
+
+absl::StatusOr<KernelPlan> BuildKernelPlan(const Module& module,
+                                           const Function& host,
+                                           Launcher launcher,
+                                           DiagnosticEngine& diagnostics) {
+  KernelPlan plan;
+  plan.host = &host;
+  plan.kernel_name = host.name;
+  plan.launcher = launcher;
+  PlanBuilder builder(module, plan, diagnostics);
+  if (!builder.Build()) {
+    return absl::InvalidArgumentError(
+        fmt::format("cannot plan kernel '{}'", host.name));
+  }
+  return plan;
+}
+
+}  // namespace tessera::pallas

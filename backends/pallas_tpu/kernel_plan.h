@@ -1,0 +1,108 @@
+// The analysis shared by every launcher: which tiles exist and how they
+// nest, how each ref of the device function is blocked (its outer BlockSpec),
+// which refs an inner loop streams, which grid dims revisit an output, and
+// which dims must be zero-padded on the host.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tessera/diagnostics.h"
+#include "tessera/ir/ir.h"
+
+namespace tessera::pallas {
+
+enum class Launcher { kUnroll, kEmitPipeline, kForiLoop };
+std::string_view LauncherName(Launcher launcher);
+std::optional<Launcher> LauncherByName(std::string_view name);
+
+struct TileInfo {
+  std::string name;  // IR name (also the Python name after sanitizing)
+  int64_t block = 1;
+  bool is_grid = false;
+  int grid_index = -1;           // position in the launch grid (IR order)
+  const LoopDim* dim = nullptr;  // grid: launch dim; inner: loop dim
+  const Stmt* loop = nullptr;    // inner loops only
+  // Set when the loop runs over exactly [parent.begin, parent.end).
+  std::string parent;
+  // True when the tile's begin is a multiple of its block size.
+  bool aligned = false;
+  // False when every tile is known to be whole (static extents that divide).
+  bool maybe_partial = true;
+};
+
+enum class SpecKind { kBlocked, kFull };
+
+struct SpecDim {
+  SpecKind kind = SpecKind::kFull;
+  std::string grid_tile;  // kBlocked: the grid tile that picks the block
+  int64_t block = 0;      // kBlocked: block size
+  // The dim is zero-padded on the host to a multiple of this (1: no pad).
+  int64_t pad_multiple = 1;
+};
+
+struct RefAccess {
+  const std::vector<Index>* indices = nullptr;
+  // Inner tile loops around the access, outermost first.
+  std::vector<const Stmt*> loops;
+  bool write = false;
+};
+
+struct RefPlan {
+  std::string name;  // IR name of the device parameter
+  int param_index = 0;
+  Type type;
+  bool read = false;
+  bool stored = false;
+  bool atomic = false;
+  bool written() const { return stored || atomic; }
+  std::vector<RefAccess> accesses;
+  std::vector<SpecDim> dims;
+  // emit_pipeline / fori_loop: the inner loop that streams this ref from HBM.
+  const Stmt* stream_loop = nullptr;
+};
+
+struct KernelPlan {
+  const Function* host = nullptr;
+  const Function* device = nullptr;
+  const Stmt* launch = nullptr;
+  std::string kernel_name;
+  Launcher launcher = Launcher::kEmitPipeline;
+  std::map<std::string, TileInfo> tiles;
+  std::vector<std::string> grid_tiles;  // IR order
+  // Pallas grid order: indices into grid_tiles, parallel dims first.
+  std::vector<int> grid_order;
+  std::vector<bool> grid_arbitrary;  // by IR grid index
+  std::vector<RefPlan> refs;         // device ref params, in param order
+  std::map<std::string, int> ref_by_name;
+  // Every name referenced in the device function (for dead-code pruning).
+  std::map<std::string, int> use_counts;
+
+  const RefPlan* FindRef(std::string_view name) const;
+  const TileInfo* FindTile(std::string_view name) const;
+  int PallasAxis(const std::string& grid_tile) const;
+  // The grid tile at the root of a tile's parent chain, if any.
+  const TileInfo* RootGrid(const TileInfo& tile) const;
+  // The refs an inner loop streams, in param order.
+  std::vector<const RefPlan*> StreamedBy(const Stmt* loop) const;
+};
+
+// Builds the plan of one outlined kernel. User-facing problems (unsupported
+// constructs) are reported to `diagnostics` with the statement's location.
+absl::StatusOr<KernelPlan> BuildKernelPlan(const Module& module,
+                                           const Function& host,
+                                           Launcher launcher,
+                                           DiagnosticEngine& diagnostics);
+
+// Lanes / sublanes legality of a ref's outer block (nullopt: legal).
+std::optional<std::string> CheckRefBlock(const RefPlan& ref);
+
+// The block shape an inner loop streams for `ref` (per ref dim: static size,
+// or -1 for a full dim).
+std::vector<int64_t> StreamBlockShape(const KernelPlan& plan,
+                                      const RefPlan& ref);
+
+}  // namespace tessera::pallas

@@ -1,0 +1,190 @@
+// `emit_pipeline`: an inner tile loop becomes pltpu.emit_pipeline over the
+// HBM refs it streams (double-buffered by Pallas); refs it does not stream
+// keep their outer BlockSpec and are sliced. Loop-carried values live in
+// VMEM scratch: written before the pipeline, read and written in the body,
+// read after it. Inside the body pl.program_id(0) is the pipeline's own
+// index, so grid indices are read at kernel level and captured.
+#include <regex>
+
+#include "fmt/format.h"
+#include "launchers.h"
+
+namespace tessera::pallas {
+namespace {
+
+bool MentionsIdentifier(const PyLines& lines, const std::string& name) {
+  const std::regex word("(^|[^A-Za-z0-9_.])" + name + "($|[^A-Za-z0-9_])");
+  for (const std::string& line : lines.lines()) {
+    if (std::regex_search(line, word)) return true;
+  }
+  return false;
+}
+
+class EmitPipelineEmitter : public DeviceEmitter {
+ public:
+  using DeviceEmitter::DeviceEmitter;
+
+ protected:
+  bool EmitInnerLoop(const Stmt& loop, PyLines& out) override {
+    const std::string tile = loop.vars[0].name;
+    const std::string index = SanitizeIdentifier(tile);
+    LoopBounds bounds = Bounds(loop);
+    std::vector<const RefPlan*> streamed = plan_.StreamedBy(&loop);
+
+    // Loop-carried values: one VMEM scratch each, initialised here.
+    struct Carried {
+      std::string scratch;
+      bool scalar = false;
+      std::string dtype;
+    };
+    std::vector<Carried> carried;
+    for (size_t i = 0; i < loop.iter_args.size(); ++i) {
+      const Value& arg = loop.iter_args[i];
+      Carried c;
+      c.scalar = !arg.type.is_tensor() || arg.type.shape.empty();
+      c.dtype = JnpDType(arg.type.dtype);
+      std::vector<Dim> dims =
+          c.scalar ? std::vector<Dim>{Dim::Static(1), Dim::Static(1)}
+                   : arg.type.shape;
+      std::vector<int64_t> sizes;
+      for (const Dim& d : dims) sizes.push_back(d.is_static() ? d.size : -1);
+      c.scratch = AddScratch(
+          arg.name + "_scratch",
+          fmt::format("pltpu.VMEM({}, {})", HostShape(dims), c.dtype),
+          VmemBuffer{fmt::format("loop-carried {} {}", arg.name,
+                                 TypeToString(arg.type)),
+                     StaticBytes(sizes, arg.type.dtype), 1});
+      std::string init = Emit(*loop.inits[i]);
+      SetOrigins(arg.name, Origins(*loop.inits[i]));
+      out.Line(fmt::format(
+          "{}[...] = {}", c.scratch,
+          c.scalar ? fmt::format("jnp.full((1, 1), {}, {})", init, c.dtype)
+                   : init));
+      carried.push_back(c);
+    }
+
+    std::string body_fn = Fresh("_" + tile + "_body");
+    std::vector<std::string> block_params;
+    for (const RefPlan* ref : streamed) {
+      std::string block = Fresh(ref->name + "_block");
+      block_params.push_back(block);
+      streams_[ref->name] = StreamBinding{block + "[...]", block + "[...]"};
+      std::vector<int64_t> shape = StreamBlockShape(plan_, *ref);
+      AddVmem(VmemBuffer{
+          fmt::format("{} block of {} streamed by the loop over {}",
+                      StreamBlockTuple(*ref, false), ref->name, tile),
+          StaticBytes(shape, ref->type.dtype), 2});
+    }
+
+    Scope scope;
+    PushScope(&scope);
+    uint32_t saved_line = last_line();
+    ResetSourceLine();
+    EnterTile(loop, index);
+    PyLines body;
+    for (size_t i = 0; i < loop.iter_args.size(); ++i) {
+      if (!Used(loop.iter_args[i].name)) continue;
+      body.Line(fmt::format("{} = {}",
+                            SanitizeIdentifier(loop.iter_args[i].name),
+                            carried[i].scalar ? carried[i].scratch + "[0, 0]"
+                                              : carried[i].scratch + "[...]"));
+    }
+    std::vector<std::vector<std::string>> result_origins;
+    bool ok = EmitBody(loop.regions[0], body, [&](const Stmt& y, PyLines& o) {
+      for (size_t i = 0; i < y.operands.size() && i < carried.size(); ++i) {
+        std::string value = Emit(*y.operands[i]);
+        result_origins.push_back(LoopResultOrigins(loop, *y.operands[i]));
+        o.Line(fmt::format("{}[...] = {}", carried[i].scratch,
+                           carried[i].scalar
+                               ? fmt::format("jnp.full((1, 1), {}, {})", value,
+                                             carried[i].dtype)
+                               : value));
+      }
+    });
+    ExitTile(loop);
+    for (const RefPlan* ref : streamed) streams_.erase(ref->name);
+    PopScope();
+    SetSourceLine(saved_line);
+    if (!ok) return false;
+
+    std::string params;
+    for (size_t i = 0; i < block_params.size(); ++i) {
+      params += (i ? ", " : "") + block_params[i];
+    }
+    out.Blank();
+    out.Line(fmt::format("def {}({}):", body_fn, params));
+    out.Indent();
+    if (MentionsIdentifier(body, index)) {
+      out.Line(fmt::format("{} = pl.program_id(0)", index));
+    }
+    out.Append(scope.prelude);
+    out.Append(body);
+    if (body.empty() && scope.prelude.empty()) out.Line("pass");
+    out.Dedent();
+    out.Blank();
+
+    std::vector<std::string> in_specs, out_specs, args_in, args_out;
+    for (const RefPlan* ref : streamed) {
+      std::vector<std::string> map = StreamIndexMap(*ref, tile, index);
+      std::string tuple;
+      for (size_t d = 0; d < map.size(); ++d) tuple += (d ? ", " : "") + map[d];
+      if (map.size() == 1) tuple += ",";
+      std::string spec =
+          fmt::format("pl.BlockSpec({}, lambda {}: ({}))",
+                      StreamBlockTuple(*ref, false), index, tuple);
+      if (ref->written()) {
+        out_specs.push_back(spec);
+        args_out.push_back(SanitizeIdentifier(ref->name));
+      } else {
+        in_specs.push_back(spec);
+        args_in.push_back(SanitizeIdentifier(ref->name));
+      }
+    }
+    out.Line("pltpu.emit_pipeline(");
+    out.Indent();
+    out.Line(body_fn + ",");
+    out.Line(fmt::format("grid=({},),", bounds.trip));
+    auto spec_list = [&](const char* key,
+                         const std::vector<std::string>& specs) {
+      if (specs.empty()) return;
+      out.Line(fmt::format("{}=[", key));
+      out.Indent();
+      for (const std::string& spec : specs) out.Line(spec + ",");
+      out.Dedent();
+      out.Line("],");
+    };
+    spec_list("in_specs", in_specs);
+    spec_list("out_specs", out_specs);
+    out.Dedent();
+    std::string call_args;
+    for (const auto* list : {&args_in, &args_out}) {
+      for (const std::string& arg : *list) {
+        call_args += (call_args.empty() ? "" : ", ") + arg;
+      }
+    }
+    out.Line(fmt::format(")({})", call_args));
+
+    for (size_t i = 0; i < loop.results.size() && i < carried.size(); ++i) {
+      if (i < result_origins.size()) {
+        SetOrigins(loop.results[i].name, result_origins[i]);
+      }
+      if (!Used(loop.results[i].name)) continue;
+      out.Line(fmt::format("{} = {}", SanitizeIdentifier(loop.results[i].name),
+                           carried[i].scalar ? carried[i].scratch + "[0, 0]"
+                                             : carried[i].scratch + "[...]"));
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceEmitter> MakeEmitPipelineEmitter(
+    const Module& module, const KernelPlan& plan, ModuleState& state,
+    const HostBindings& host, const EmitOptions& options,
+    DiagnosticEngine& diagnostics) {
+  return std::make_unique<EmitPipelineEmitter>(module, plan, state, host,
+                                               options, diagnostics);
+}
+
+}  // namespace tessera::pallas

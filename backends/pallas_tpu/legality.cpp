@@ -1,0 +1,118 @@
+#include "legality.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+
+namespace tessera::pallas {
+namespace {
+constexpr int64_t kMiB = 1024 * 1024;
+constexpr int64_t kLanes = 128;
+}  // namespace
+
+std::optional<TpuGeneration> TpuGenerationByName(std::string_view name) {
+  // Capacities: jax/_src/pallas/mosaic/tpu_info.py (JAX 0.10.2), TpuInfo
+  // vmem_capacity_bytes: v5e 128 MiB, v6e 128 MiB, TPU7x 64 MiB per core.
+  // Default scoped limits (what Mosaic allows without vmem_limit_bytes):
+  // 16 MiB on v5e and 32 MiB on v6e per the Pallas TPU docs and public
+  // calibrations of Pallas kernels ("TPU v5 lite" budget ~18.5e6 bytes,
+  // "TPU v6 lite" ~36e6 in jax-ml kernels); 32 MiB on v7x.
+  if (name == "v5e") return TpuGeneration{"v5e", 128 * kMiB, 16 * kMiB};
+  if (name == "v6e") return TpuGeneration{"v6e", 128 * kMiB, 32 * kMiB};
+  if (name == "v7x") return TpuGeneration{"v7x", 64 * kMiB, 32 * kMiB};
+  return std::nullopt;
+}
+
+int64_t SublaneMultiple(DType dtype) {
+  switch (DTypeBytes(dtype)) {
+    case 1:
+      return 32;
+    case 2:
+      return 16;
+    default:
+      return 8;
+  }
+}
+
+std::optional<std::string> CheckBlockShape(std::span<const BlockDim> block,
+                                           DType dtype) {
+  const size_t rank = block.size();
+  if (rank == 0) return std::nullopt;
+  const BlockDim& minor = block[rank - 1];
+  if (rank == 1 && !minor.is_full) {
+    // Rank-1 blocks (Pallas TPU lowering, jax/_src/pallas/mosaic/lowering.py
+    // in JAX 0.10.2): a multiple of 8 * 128, or a power of two of at least
+    // 128 * (32 / bitwidth).
+    const int64_t bits = 8 * DTypeBytes(dtype);
+    const int64_t min_tiling = kLanes * (bits >= 32 ? 1 : 32 / bits);
+    const int64_t size = minor.size;
+    const bool power_of_two = size > 0 && (size & (size - 1)) == 0;
+    if (size % (8 * kLanes) != 0 && !(power_of_two && size >= min_tiling)) {
+      return fmt::format(
+          "the rank-1 block is {}, which is neither the full dim, a multiple "
+          "of {}, nor a power of two of at least {} (for {})",
+          size, 8 * kLanes, min_tiling, DTypeName(dtype));
+    }
+    return std::nullopt;
+  }
+  if (!minor.is_full && minor.size % kLanes != 0) {
+    return fmt::format(
+        "dim {} of the block is {}, which is neither the full dim nor a "
+        "multiple of {} (lanes)",
+        rank - 1, minor.size, kLanes);
+  }
+  if (rank >= 2) {
+    const BlockDim& second = block[rank - 2];
+    const int64_t sublanes = SublaneMultiple(dtype);
+    if (!second.is_full && second.size % sublanes != 0) {
+      return fmt::format(
+          "dim {} of the block is {}, which is neither the full dim nor a "
+          "multiple of {} (sublanes for {})",
+          rank - 2, second.size, sublanes, DTypeName(dtype));
+    }
+  }
+  return std::nullopt;
+}
+
+std::string FormatBytes(int64_t bytes) {
+  if (bytes >= kMiB) return fmt::format("{:.2f} MiB", double(bytes) / kMiB);
+  if (bytes >= 1024) return fmt::format("{:.2f} KiB", double(bytes) / 1024);
+  return fmt::format("{} B", bytes);
+}
+
+VmemPlan PlanVmem(std::span<const VmemBuffer> buffers,
+                  const TpuGeneration& tpu) {
+  VmemPlan plan;
+  for (const VmemBuffer& buffer : buffers) {
+    plan.total_bytes += buffer.bytes * buffer.copies;
+  }
+  if (plan.total_bytes > tpu.vmem_capacity_bytes) {
+    std::vector<const VmemBuffer*> sorted;
+    for (const VmemBuffer& buffer : buffers) sorted.push_back(&buffer);
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const VmemBuffer* a, const VmemBuffer* b) {
+                       return a->bytes * a->copies > b->bytes * b->copies;
+                     });
+    std::string largest;
+    for (size_t i = 0; i < sorted.size() && i < 3; ++i) {
+      largest += fmt::format("{}{} x {} = {}", i ? "; " : "", sorted[i]->what,
+                             sorted[i]->copies,
+                             FormatBytes(sorted[i]->bytes * sorted[i]->copies));
+    }
+    plan.error = fmt::format(
+        "the kernel needs {} of VMEM, more than the {} of a TPU {}; largest "
+        "buffers: {}; use smaller block sizes",
+        FormatBytes(plan.total_bytes), FormatBytes(tpu.vmem_capacity_bytes),
+        tpu.name, largest);
+    return plan;
+  }
+  if (plan.total_bytes > tpu.default_scoped_vmem_bytes) {
+    // Headroom for the compiler's own temporaries, rounded to whole MiB.
+    int64_t wanted = plan.total_bytes + plan.total_bytes / 4;
+    wanted = (wanted + kMiB - 1) / kMiB * kMiB;
+    plan.vmem_limit_bytes = std::min(wanted, tpu.vmem_capacity_bytes);
+  }
+  return plan;
+}
+
+}  // namespace tessera::pallas

@@ -1,0 +1,65 @@
+// TPU legality of the generated kernel, checked at compile time because
+// interpret mode checks neither: block shapes follow the (8, 128) rule and
+// the VMEM footprint fits the chosen TPU generation.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tessera/ir/types.h"
+
+namespace tessera::pallas {
+
+struct TpuGeneration {
+  std::string name;                   // "v5e", "v6e", "v7x"
+  int64_t vmem_capacity_bytes;        // physical VMEM per TensorCore
+  int64_t default_scoped_vmem_bytes;  // Mosaic's limit without vmem_limit_bytes
+};
+
+// Known generations; nullopt for an unknown name.
+std::optional<TpuGeneration> TpuGenerationByName(std::string_view name);
+
+// Sublane multiple of the second-minor block dim: 8 for 32/64-bit types, 16
+// for 16-bit, 32 for 8-bit (bool and i8).
+int64_t SublaneMultiple(DType dtype);
+
+// One dim of a block: its static size, or is_full when the block covers the
+// whole array dim (always legal, whatever the size).
+struct BlockDim {
+  int64_t size = 0;
+  bool is_full = false;
+};
+
+// nullopt when `block` is TPU-legal for `dtype`; otherwise why not, e.g.
+// "dim 0 of the block is 12, which is neither the full dim nor a multiple of
+// 16 (sublanes for bf16)".
+std::optional<std::string> CheckBlockShape(std::span<const BlockDim> block,
+                                           DType dtype);
+
+// One VMEM allocation of the kernel.
+struct VmemBuffer {
+  std::string what;    // e.g. "input x, block (64, 512) f32"
+  int64_t bytes = 0;   // one copy
+  int64_t copies = 1;  // buffer count (2 for double-buffered pipelines)
+};
+
+struct VmemPlan {
+  int64_t total_bytes = 0;
+  // Set when the footprint exceeds the default scoped limit but fits.
+  std::optional<int64_t> vmem_limit_bytes;
+  // Non-empty when the footprint exceeds the generation's capacity: the
+  // error text naming the largest buffers.
+  std::string error;
+};
+
+VmemPlan PlanVmem(std::span<const VmemBuffer> buffers,
+                  const TpuGeneration& tpu);
+
+// "1.50 MiB", "512 KiB", "96 B".
+std::string FormatBytes(int64_t bytes);
+
+}  // namespace tessera::pallas

@@ -1,0 +1,641 @@
+#include "module_emitter.h"
+
+#include <numeric>
+#include <regex>
+
+#include "fmt/format.h"
+#include "launchers/launchers.h"
+
+namespace tessera::pallas {
+
+std::unique_ptr<DeviceEmitter> MakeDeviceEmitter(
+    const Module& module, const KernelPlan& plan, ModuleState& state,
+    const HostBindings& host, const EmitOptions& options,
+    DiagnosticEngine& diagnostics) {
+  switch (plan.launcher) {
+    case Launcher::kUnroll:
+      return MakeUnrollEmitter(module, plan, state, host, options, diagnostics);
+    case Launcher::kEmitPipeline:
+      return MakeEmitPipelineEmitter(module, plan, state, host, options,
+                                     diagnostics);
+    case Launcher::kForiLoop:
+      return MakeForiLoopEmitter(module, plan, state, host, options,
+                                 diagnostics);
+  }
+  return nullptr;
+}
+
+namespace {
+
+void AddTypeNames(const Type& type, NameTable& names) {
+  for (const Dim& dim : type.shape) {
+    if (!dim.is_static()) names.AddSourceName(dim.symbol);
+  }
+}
+
+// Every IR name of a function becomes a taken Python identifier first, so
+// generated names never collide with them.
+void RegisterNames(const Function& function, NameTable& names) {
+  for (const Value& param : function.params) {
+    names.AddSourceName(param.name);
+    AddTypeNames(param.type, names);
+  }
+  WalkStmts(function.body, [&](const Stmt& stmt) {
+    for (const auto* values : {&stmt.results, &stmt.vars, &stmt.iter_args}) {
+      for (const Value& value : *values) {
+        names.AddSourceName(value.name);
+        AddTypeNames(value.type, names);
+      }
+    }
+    ForEachRootExpr(stmt, [&](const Expr& root) {
+      WalkExpr(root, [&](const Expr& expr) {
+        if (expr.op == OpKind::kVar) names.AddSourceName(expr.name);
+      });
+    });
+  });
+}
+
+struct HostAlloc {
+  OpKind kind = OpKind::kVar;  // kEmpty, kAllocFull, kReshape, ...; kVar: param
+  std::vector<Dim> shape;
+  DType dtype = DType::kF32;
+};
+
+class HostEmitter : public ExprEmitter {
+ public:
+  HostEmitter(const Module& module, const Function& host,
+              const ModuleOptions& options, DiagnosticEngine& diagnostics)
+      : module_(module),
+        host_(host),
+        options_(options),
+        diagnostics_(diagnostics) {}
+
+  absl::StatusOr<EmittedFile> Run();
+
+ private:
+  std::string Var(const Expr& expr) override { return Name(expr.name); }
+  std::string DimSymbol(const std::string& symbol) override {
+    return Name(symbol);
+  }
+  std::string Name(const std::string& ir_name) {
+    std::string name = SanitizeIdentifier(ir_name);
+    if (!defined_.count(ir_name)) {
+      // A shape symbol bound by a parameter's type.
+      auto it = implicit_.find(ir_name);
+      if (it != implicit_.end() && prelude_defined_.insert(ir_name).second) {
+        prelude_.Line(fmt::format("{} = {}", name, it->second));
+      }
+    }
+    return name;
+  }
+  bool Fail(SourceLoc loc, std::string message) {
+    diagnostics_.Error(module_.source_file, loc, std::move(message));
+    return false;
+  }
+  bool FlushErrors(SourceLoc loc) {
+    bool ok = true;
+    for (; reported_ < errors().size(); ++reported_) {
+      Fail(loc, errors()[reported_]);
+      ok = false;
+    }
+    return ok;
+  }
+  std::string HostDim(const std::string& host_ref, size_t d);
+  bool EmitStmt(const Stmt& stmt);
+  bool EmitLaunch(const Stmt& launch);
+  std::string Helpers();
+  void SourceComment(const Stmt& stmt) {
+    if (!stmt.loc.known() || stmt.loc.line == last_line_) return;
+    last_line_ = stmt.loc.line;
+    body_.Line(fmt::format("# src: line {}", stmt.loc.line));
+  }
+
+  const Module& module_;
+  const Function& host_;
+  const ModuleOptions& options_;
+  DiagnosticEngine& diagnostics_;
+  ModuleState state_;
+  KernelPlan plan_;
+  std::map<std::string, std::string> implicit_;
+  std::set<std::string> defined_;
+  std::set<std::string> prelude_defined_;
+  std::map<std::string, HostAlloc> allocs_;
+  std::map<std::string, int> host_uses_;
+  PyLines prelude_;
+  PyLines body_;
+  PyLines kernel_;
+  uint32_t last_line_ = 0;
+  size_t reported_ = 0;
+};
+
+std::string HostEmitter::HostDim(const std::string& host_ref, size_t d) {
+  // The dims of the host value's type (host names), so that the value can
+  // be rebound (by the pallas_call) without losing its original shape.
+  auto it = allocs_.find(host_ref);
+  if (it != allocs_.end() && d < it->second.shape.size()) {
+    const Dim& dim = it->second.shape[d];
+    return dim.is_static() ? fmt::format("{}", dim.size)
+                           : DimSymbol(dim.symbol);
+  }
+  return fmt::format("{}.shape[{}]", Name(host_ref), d);
+}
+
+bool HostEmitter::EmitStmt(const Stmt& stmt) {
+  switch (stmt.kind) {
+    case StmtKind::kAssign: {
+      const Value& target = stmt.results[0];
+      const Expr& value = *stmt.value;
+      defined_.insert(target.name);
+      std::string name = SanitizeIdentifier(target.name);
+      HostAlloc alloc;
+      alloc.kind = value.op;
+      alloc.shape = target.type.shape;
+      alloc.dtype = target.type.dtype;
+      if (value.op == OpKind::kEmpty) {
+        allocs_[target.name] = alloc;
+        return true;
+      }
+      if (target.type.is_ref()) allocs_[target.name] = alloc;
+      if (value.op != OpKind::kAllocFull && value.op != OpKind::kReshape &&
+          value.op != OpKind::kTranspose && host_uses_[target.name] == 0) {
+        return true;
+      }
+      SourceComment(stmt);
+      std::string text;
+      if (value.op == OpKind::kAllocFull) {
+        const DType* dtype = GetAttr<DType>(value.attrs, "dtype");
+        DType dt = dtype ? *dtype : target.type.dtype;
+        const Attr* fill = value.attr("value");
+        std::string literal = "0";
+        if (fill) {
+          if (const double* d = std::get_if<double>(&fill->value)) {
+            literal = PyFloatLiteral(*d);
+          } else if (const int64_t* i = std::get_if<int64_t>(&fill->value)) {
+            literal = IsFloat(dt) ? PyFloatLiteral(double(*i))
+                                  : fmt::format("{}", *i);
+          } else if (const bool* b = std::get_if<bool>(&fill->value)) {
+            literal = *b ? "True" : "False";
+          }
+        }
+        text =
+            fmt::format("jnp.full({}, {}, {})", ShapeTuple(target.type.shape),
+                        literal, JnpDType(dt));
+      } else if (value.op == OpKind::kReshape) {
+        text = fmt::format("jnp.reshape({}, {})", Emit(*value.operands[0]),
+                           ShapeTuple(target.type.shape));
+      } else if (value.op == OpKind::kTranspose) {
+        const auto* perm = GetAttr<std::vector<int64_t>>(value.attrs, "perm");
+        std::string perm_text = "(";
+        if (perm) {
+          for (size_t i = 0; i < perm->size(); ++i) {
+            perm_text += fmt::format("{}{}", i ? ", " : "", (*perm)[i]);
+          }
+          if (perm->size() == 1) perm_text += ",";
+        }
+        text = fmt::format("jnp.transpose({}, {})", Emit(*value.operands[0]),
+                           perm_text + ")");
+      } else {
+        text = Emit(value);
+      }
+      if (!FlushErrors(stmt.loc)) return false;
+      body_.Line(fmt::format("{} = {}", name, text));
+      return true;
+    }
+    case StmtKind::kLaunch:
+      SourceComment(stmt);
+      return EmitLaunch(stmt);
+    case StmtKind::kReturn: {
+      std::string text;
+      for (size_t i = 0; i < stmt.operands.size(); ++i) {
+        text += (i ? ", " : "") + Emit(*stmt.operands[i]);
+      }
+      if (!FlushErrors(stmt.loc)) return false;
+      body_.Line(text.empty() ? "return None" : "return " + text);
+      return true;
+    }
+    default:
+      return Fail(stmt.loc,
+                  "only sizes, allocations, views, scalar math and the "
+                  "launch are supported in host code");
+  }
+}
+
+bool HostEmitter::EmitLaunch(const Stmt& launch) {
+  const Function& device = *plan_.device;
+  const size_t grid_rank = launch.dims.size();
+  HostBindings bindings;
+  std::map<std::string, std::string> host_ref_of;  // device ref -> host name
+  for (size_t i = grid_rank; i < device.params.size(); ++i) {
+    const Value& param = device.params[i];
+    const Expr& operand = *launch.operands[i - grid_rank];
+    if (param.type.is_ref()) {
+      if (operand.op != OpKind::kVar) {
+        return Fail(launch.loc, "launch arguments of ref type must be names");
+      }
+      host_ref_of[param.name] = operand.name;
+    } else {
+      bindings.symbol_values[param.name] = Emit(operand);
+    }
+  }
+  // Shape symbols bound by the device parameters' types.
+  for (size_t i = grid_rank; i < device.params.size(); ++i) {
+    const Value& param = device.params[i];
+    if (!param.type.is_ref()) continue;
+    for (size_t d = 0; d < param.type.shape.size(); ++d) {
+      const Dim& dim = param.type.shape[d];
+      if (!dim.is_static() && !bindings.symbol_values.count(dim.symbol)) {
+        bindings.symbol_values[dim.symbol] =
+            HostDim(host_ref_of[param.name], d);
+      }
+    }
+  }
+  for (const LoopDim& dim : launch.dims) {
+    bindings.grid_begin.push_back(Emit(*dim.begin));
+    bindings.grid_end.push_back(Emit(*dim.end));
+  }
+  for (const RefPlan& ref : plan_.refs) {
+    auto alloc = allocs_.find(host_ref_of[ref.name]);
+    bool fresh = alloc != allocs_.end() && alloc->second.kind == OpKind::kEmpty;
+    if (ref.written() && !fresh) bindings.outputs_with_init.insert(ref.name);
+  }
+  // An aliased output is padded to whole blocks too: the TPU interpreter
+  // pads aliased buffers itself and then rejects the unpadded result.
+  for (RefPlan& ref : plan_.refs) {
+    if (!bindings.outputs_with_init.count(ref.name)) continue;
+    for (SpecDim& dim : ref.dims) {
+      if (dim.kind == SpecKind::kBlocked) {
+        dim.pad_multiple = std::lcm(dim.pad_multiple, dim.block);
+      }
+    }
+  }
+  // Zero-pad the arrays the kernel slices or streams.
+  std::map<std::string, std::string> padded;  // device ref -> host array
+  for (const RefPlan& ref : plan_.refs) {
+    const std::string& host_name = host_ref_of[ref.name];
+    bool fresh_output =
+        ref.written() && !bindings.outputs_with_init.count(ref.name);
+    if (fresh_output) continue;
+    std::string multiples;
+    bool any = false;
+    for (size_t d = 0; d < ref.dims.size(); ++d) {
+      multiples += fmt::format("{}{}", d ? ", " : "", ref.dims[d].pad_multiple);
+      any = any || ref.dims[d].pad_multiple > 1;
+    }
+    if (ref.dims.size() == 1) multiples += ",";
+    if (!any) {
+      padded[ref.name] = Name(host_name);
+      continue;
+    }
+    std::string name = state_.names.Fresh(host_name + "_padded");
+    body_.Line(fmt::format("{} = {}({}, ({}))", name, state_.Pad(),
+                           Name(host_name), multiples));
+    padded[ref.name] = name;
+  }
+  bindings.ref_arrays = padded;
+  if (!FlushErrors(launch.loc)) return false;
+
+  std::unique_ptr<DeviceEmitter> device_emitter = MakeDeviceEmitter(
+      module_, plan_, state_, bindings, options_.emit, diagnostics_);
+  if (!device_emitter->EmitKernel(kernel_)) return false;
+
+  // Outer BlockSpecs.
+  std::vector<std::string> lambda_params;
+  for (int g : plan_.grid_order) {
+    lambda_params.push_back(SanitizeIdentifier(plan_.grid_tiles[g]));
+  }
+  std::string lambda_head = "lambda";
+  for (size_t i = 0; i < lambda_params.size(); ++i) {
+    lambda_head += (i ? ", " : " ") + lambda_params[i];
+  }
+  auto padded_dim = [&](const RefPlan& ref, size_t d) {
+    const std::string& host_name = host_ref_of[ref.name];
+    const Dim& static_dim = ref.type.shape[d];
+    if (static_dim.is_static()) {
+      int64_t multiple = ref.dims[d].pad_multiple;
+      return fmt::format(
+          "{}", (static_dim.size + multiple - 1) / multiple * multiple);
+    }
+    auto it = padded.find(ref.name);
+    if (it != padded.end()) return fmt::format("{}.shape[{}]", it->second, d);
+    std::string dim = HostDim(host_name, d);
+    int64_t multiple = ref.dims[d].pad_multiple;
+    return multiple > 1
+               ? fmt::format("{}({}, {})", state_.RoundUp(), dim, multiple)
+               : dim;
+  };
+  std::vector<VmemBuffer> vmem;
+  auto spec_of = [&](const RefPlan& ref) -> std::string {
+    if (ref.stream_loop != nullptr) {
+      return "pl.BlockSpec(memory_space=pl.ANY)";
+    }
+    std::string block = "(", index = "(";
+    std::vector<int64_t> sizes;
+    for (size_t d = 0; d < ref.dims.size(); ++d) {
+      const SpecDim& spec = ref.dims[d];
+      std::string sep = d ? ", " : "";
+      if (spec.kind == SpecKind::kBlocked) {
+        const TileInfo& tile = *plan_.FindTile(spec.grid_tile);
+        block += sep + fmt::format("{}", spec.block);
+        const std::string& begin = bindings.grid_begin[tile.grid_index];
+        int64_t offset = 0;
+        if (!begin.empty() &&
+            std::isdigit(static_cast<unsigned char>(begin[0]))) {
+          offset = std::stoll(begin) / tile.block;
+        }
+        index += sep + SanitizeIdentifier(spec.grid_tile) +
+                 (offset ? fmt::format(" + {}", offset) : "");
+        sizes.push_back(spec.block);
+      } else {
+        block += sep + padded_dim(ref, d);
+        index += sep + "0";
+        const Dim& dim = ref.type.shape[d];
+        int64_t multiple = spec.pad_multiple;
+        sizes.push_back(dim.is_static()
+                            ? (dim.size + multiple - 1) / multiple * multiple
+                            : -1);
+      }
+    }
+    if (ref.dims.size() == 1) {
+      block += ",";
+      index += ",";
+    }
+    block += ")";
+    index += ")";
+    int64_t bytes = DTypeBytes(ref.type.dtype);
+    for (int64_t size : sizes) bytes = size < 0 ? 0 : bytes * size;
+    vmem.push_back(
+        VmemBuffer{fmt::format("block {} of {}", block, ref.name), bytes, 2});
+    if (auto problem = CheckRefBlock(ref)) {
+      Fail(launch.loc, fmt::format("block {} of '{}' is not TPU-legal: {}",
+                                   block, ref.name, *problem));
+    }
+    return fmt::format("pl.BlockSpec({}, {}: {})", block, lambda_head, index);
+  };
+
+  std::vector<std::string> in_specs, in_args, out_specs, out_shapes, out_names;
+  for (const RefPlan* ref : device_emitter->inputs()) {
+    in_specs.push_back(spec_of(*ref));
+    in_args.push_back(padded[ref->name]);
+  }
+  std::vector<std::string> aliases;
+  for (size_t i = 0; i < device_emitter->init_refs().size(); ++i) {
+    const RefPlan* ref = device_emitter->init_refs()[i];
+    in_specs.push_back(spec_of(*ref));
+    in_args.push_back(padded[ref->name]);
+    size_t out_index = 0;
+    for (size_t o = 0; o < device_emitter->outputs().size(); ++o) {
+      if (device_emitter->outputs()[o] == ref) out_index = o;
+    }
+    aliases.push_back(fmt::format("{}: {}", in_specs.size() - 1, out_index));
+  }
+  for (const RefPlan* ref : device_emitter->outputs()) {
+    out_specs.push_back(spec_of(*ref));
+    std::string shape = "(";
+    for (size_t d = 0; d < ref->dims.size(); ++d) {
+      shape += (d ? ", " : "") + padded_dim(*ref, d);
+    }
+    if (ref->dims.size() == 1) shape += ",";
+    shape += ")";
+    out_shapes.push_back(fmt::format("jax.ShapeDtypeStruct({}, {})", shape,
+                                     JnpDType(ref->type.dtype)));
+    out_names.push_back(SanitizeIdentifier(host_ref_of[ref->name]));
+  }
+  if (!FlushErrors(launch.loc) || diagnostics_.has_errors()) return false;
+  for (const VmemBuffer& buffer : device_emitter->vmem_buffers()) {
+    vmem.push_back(buffer);
+  }
+  VmemPlan vmem_plan = PlanVmem(vmem, options_.tpu);
+  if (!vmem_plan.error.empty()) return Fail(launch.loc, vmem_plan.error);
+
+  // The pallas_call.
+  std::string kernel = device_emitter->kernel_fn();
+  if (!device_emitter->kwargs().empty()) {
+    kernel = fmt::format("functools.partial({}", kernel);
+    for (const KernelKwarg& kwarg : device_emitter->kwargs()) {
+      kernel += fmt::format(", {}={}", kwarg.name, kwarg.host_value);
+    }
+    kernel += ")";
+  }
+  std::string grid = "(";
+  std::string semantics = "(";
+  for (size_t i = 0; i < plan_.grid_order.size(); ++i) {
+    int g = plan_.grid_order[i];
+    const TileInfo& tile = *plan_.FindTile(plan_.grid_tiles[g]);
+    const std::string& begin = bindings.grid_begin[g];
+    const std::string& end = bindings.grid_end[g];
+    std::string extent =
+        begin == "0" ? end : fmt::format("{} - ({})", end, begin);
+    grid += fmt::format("{}pl.cdiv({}, {})", i ? ", " : "", extent, tile.block);
+    semantics +=
+        fmt::format("{}\"{}\"", i ? ", " : "",
+                    plan_.grid_arbitrary[g] ? "arbitrary" : "parallel");
+  }
+  if (plan_.grid_order.size() == 1) {
+    grid += ",";
+    semantics += ",";
+  }
+  grid += ")";
+  semantics += ")";
+
+  std::string lhs;
+  for (size_t i = 0; i < out_names.size(); ++i) {
+    lhs += (i ? ", " : "") + out_names[i];
+  }
+  body_.Line(fmt::format("{} = pl.pallas_call(", lhs.empty() ? "_" : lhs));
+  body_.Indent();
+  body_.Line(kernel + ",");
+  body_.Line(fmt::format("grid={},", grid));
+  auto list = [&](const std::string& key, const std::vector<std::string>& items,
+                  bool single_bare) {
+    if (single_bare && items.size() == 1) {
+      body_.Line(fmt::format("{}={},", key, items[0]));
+      return;
+    }
+    body_.Line(key + "=[");
+    body_.Indent();
+    for (const std::string& item : items) body_.Line(item + ",");
+    body_.Dedent();
+    body_.Line("],");
+  };
+  list("in_specs", in_specs, false);
+  list("out_specs", out_specs, true);
+  list("out_shape", out_shapes, true);
+  if (!device_emitter->scratch_shapes().empty()) {
+    list("scratch_shapes", device_emitter->scratch_shapes(), false);
+  }
+  if (!aliases.empty()) {
+    std::string text = "{";
+    for (size_t i = 0; i < aliases.size(); ++i) {
+      text += (i ? ", " : "") + aliases[i];
+    }
+    body_.Line(fmt::format("input_output_aliases={}}},", text));
+  }
+  body_.Line("compiler_params=pltpu.CompilerParams(");
+  body_.Indent();
+  if (vmem_plan.vmem_limit_bytes) {
+    body_.Line(fmt::format("dimension_semantics={},", semantics));
+    body_.Line(
+        fmt::format("vmem_limit_bytes={}),", *vmem_plan.vmem_limit_bytes));
+  } else {
+    body_.Line(fmt::format("dimension_semantics={}),", semantics));
+  }
+  body_.Dedent();
+  body_.Line("interpret=interpret,");
+  body_.Dedent();
+  std::string args;
+  for (size_t i = 0; i < in_args.size(); ++i) {
+    args += (i ? ", " : "") + in_args[i];
+  }
+  body_.Line(fmt::format(")({})", args));
+  // Crop the padded outputs back to their shapes.
+  for (const RefPlan* ref : device_emitter->outputs()) {
+    bool any = false;
+    std::string slices;
+    for (size_t d = 0; d < ref->dims.size(); ++d) {
+      if (ref->dims[d].pad_multiple > 1) {
+        any = true;
+        slices += fmt::format("{}:{}", d ? ", " : "",
+                              HostDim(host_ref_of[ref->name], d));
+      } else {
+        slices += d ? ", :" : ":";
+      }
+    }
+    if (!any) continue;
+    std::string name = SanitizeIdentifier(host_ref_of[ref->name]);
+    body_.Line(fmt::format("{} = {}[{}]", name, name, slices));
+  }
+  return true;
+}
+
+std::string HostEmitter::Helpers() {
+  PyLines helpers;
+  if (!state_.round_up_fn.empty()) {
+    helpers.Blank();
+    helpers.Blank();
+    helpers.Line(fmt::format("def {}(size, multiple):", state_.round_up_fn));
+    helpers.Line("    return (size + multiple - 1) // multiple * multiple");
+  }
+  if (!state_.pad_fn.empty()) {
+    helpers.Blank();
+    helpers.Blank();
+    helpers.Line(fmt::format("def {}(array, multiples):", state_.pad_fn));
+    helpers.Line(
+        "    # Zero padding up to whole blocks: zero is neutral for "
+        "the dots and sums");
+    helpers.Line("    # that read it; other reductions mask the tail.");
+    helpers.Line(
+        "    pads = [(0, -size % multiple) for size, multiple in "
+        "zip(array.shape, multiples)]");
+    helpers.Line("    if not any(high for _, high in pads):");
+    helpers.Line("        return array");
+    helpers.Line("    return jnp.pad(array, pads)");
+  }
+  if (!state_.mask_fn.empty()) {
+    helpers.Blank();
+    helpers.Blank();
+    helpers.Line(fmt::format("def {}(value, axis, start, limit, fill):",
+                             state_.mask_fn));
+    helpers.Line(
+        "    # Replaces the elements of a ragged last tile (index >= "
+        "limit) along axis.");
+    helpers.Line(
+        "    index = start + jax.lax.broadcasted_iota(jnp.int32, "
+        "value.shape, axis)");
+    helpers.Line(
+        "    return jnp.where(index < limit, value, "
+        "jnp.asarray(fill, value.dtype))");
+  }
+  return helpers.Text();
+}
+
+absl::StatusOr<EmittedFile> HostEmitter::Run() {
+  auto plan = BuildKernelPlan(module_, host_, options_.launcher, diagnostics_);
+  if (!plan.ok()) return plan.status();
+  plan_ = *std::move(plan);
+  RegisterNames(host_, state_.names);
+  RegisterNames(*plan_.device, state_.names);
+  for (const Value& param : host_.params) {
+    defined_.insert(param.name);
+    if (param.type.is_ref()) {
+      allocs_[param.name] =
+          HostAlloc{OpKind::kVar, param.type.shape, param.type.dtype};
+    }
+    for (size_t d = 0; d < param.type.shape.size(); ++d) {
+      const Dim& dim = param.type.shape[d];
+      if (!dim.is_static() && !implicit_.count(dim.symbol)) {
+        implicit_[dim.symbol] =
+            fmt::format("{}.shape[{}]", SanitizeIdentifier(param.name), d);
+      }
+    }
+  }
+  WalkStmts(host_.body, [&](const Stmt& stmt) {
+    ForEachRootExpr(stmt, [&](const Expr& root) {
+      WalkExpr(root, [&](const Expr& expr) {
+        if (expr.op == OpKind::kVar) ++host_uses_[expr.name];
+      });
+    });
+  });
+  for (const Stmt& stmt : host_.body.stmts) {
+    if (!EmitStmt(stmt)) {
+      return absl::InvalidArgumentError(
+          fmt::format("cannot emit kernel '{}'", host_.name));
+    }
+  }
+  // Default values of parameters (eps=1e-05), when the frontend recorded
+  // them: attribute `defaults`, one Python literal per parameter ("" for
+  // none).
+  const auto* defaults =
+      GetAttr<std::vector<std::string>>(host_.attrs, "defaults");
+  std::string params;
+  for (size_t i = 0; i < host_.params.size(); ++i) {
+    params += SanitizeIdentifier(host_.params[i].name);
+    if (defaults && i < defaults->size() && !(*defaults)[i].empty()) {
+      params += "=" + (*defaults)[i];
+    }
+    params += ", ";
+  }
+  PyLines host_fn;
+  host_fn.Line(fmt::format(
+      "def {}({}*, interpret=False):", SanitizeIdentifier(host_.name), params));
+  host_fn.Indent();
+  host_fn.Append(prelude_);
+  host_fn.Append(body_);
+  host_fn.Dedent();
+
+  std::string code =
+      Helpers() + "\n\n" + kernel_.Text() + "\n\n" + host_fn.Text();
+  std::string imports;
+  auto uses = [&](const std::string& module_name) {
+    return std::regex_search(
+        code, std::regex("(^|[^A-Za-z0-9_.])" + module_name + "\\."));
+  };
+  if (uses("functools")) imports += "import functools\n\n";
+  if (uses("jax")) imports += "import jax\n";
+  if (uses("jnp")) imports += "import jax.numpy as jnp\n";
+  if (uses("pl")) imports += "from jax.experimental import pallas as pl\n";
+  if (uses("pltpu")) {
+    imports += "from jax.experimental.pallas import tpu as pltpu\n";
+  }
+  std::string header = fmt::format(
+      "# Generated by tessera (pallas-tpu backend) from {}: kernel {}, "
+      "launcher {}, tpu {}.\n# Do not edit; regenerate with `tessera "
+      "compile`.\n",
+      module_.source_file, host_.name, LauncherName(options_.launcher),
+      options_.tpu.name);
+  EmittedFile file;
+  file.name = host_.name + "_pallas.py";
+  file.contents = header + imports + code;
+  return file;
+}
+
+}  // namespace
+
+absl::StatusOr<EmittedFile> EmitKernelModule(const Module& module,
+                                             const Function& host,
+                                             const ModuleOptions& options,
+                                             DiagnosticEngine& diagnostics) {
+  HostEmitter emitter(module, host, options, diagnostics);
+  return emitter.Run();
+}
+
+}  // namespace tessera::pallas

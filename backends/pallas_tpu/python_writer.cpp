@@ -1,0 +1,126 @@
+#include "python_writer.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "fmt/format.h"
+
+namespace tessera::pallas {
+namespace {
+
+// Python keywords, builtins the generated code calls, and the module-level
+// names every generated module imports.
+bool IsReservedName(std::string_view name) {
+  static const std::set<std::string, std::less<>> kReserved = {
+      "False",  "None",      "True",       "and",       "as",       "assert",
+      "async",  "await",     "break",      "class",     "continue", "def",
+      "del",    "elif",      "else",       "except",    "finally",  "for",
+      "from",   "global",    "if",         "import",    "in",       "is",
+      "lambda", "nonlocal",  "not",        "or",        "pass",     "raise",
+      "return", "try",       "while",      "with",      "yield",    "match",
+      "case",   "range",     "min",        "max",       "len",      "int",
+      "float",  "tuple",     "list",       "zip",       "print",    "abs",
+      "sum",    "bool",      "jax",        "jnp",       "lax",      "pl",
+      "pltpu",  "functools", "math",       "interpret", "self",     "type",
+      "object", "slice",     "isinstance", "dict",      "set",      "map"};
+  return kReserved.count(name) != 0;
+}
+
+}  // namespace
+
+std::string SanitizeIdentifier(std::string_view name) {
+  std::string out;
+  out.reserve(name.size() + 2);
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_';
+    out.push_back(ok ? c : '_');
+  }
+  if (out.empty()) out = "_";
+  if (out[0] >= '0' && out[0] <= '9') out.insert(out.begin(), '_');
+  if (IsReservedName(out)) out.push_back('_');
+  return out;
+}
+
+std::string NameTable::AddSourceName(std::string_view ir_name) {
+  std::string name = SanitizeIdentifier(ir_name);
+  taken_.insert(name);
+  return name;
+}
+
+std::string NameTable::Fresh(std::string_view base) {
+  std::string candidate = SanitizeIdentifier(base);
+  if (!taken_.count(candidate)) {
+    taken_.insert(candidate);
+    return candidate;
+  }
+  for (int i = 1;; ++i) {
+    std::string numbered = fmt::format("{}_{}", candidate, i);
+    if (!taken_.count(numbered)) {
+      taken_.insert(numbered);
+      return numbered;
+    }
+  }
+}
+
+bool NameTable::Contains(std::string_view name) const {
+  return taken_.count(name) != 0;
+}
+
+void PyLines::Line(std::string_view text) {
+  lines_.push_back(std::string(static_cast<size_t>(depth_) * 4, ' ') +
+                   std::string(text));
+}
+
+void PyLines::Blank() { lines_.emplace_back(); }
+
+void PyLines::Append(const PyLines& other) {
+  std::string pad(static_cast<size_t>(depth_) * 4, ' ');
+  for (const std::string& line : other.lines_) {
+    lines_.push_back(line.empty() ? line : pad + line);
+  }
+}
+
+std::string PyLines::Text() const {
+  std::string text;
+  for (const std::string& line : lines_) {
+    text += line;
+    text += '\n';
+  }
+  return text;
+}
+
+std::string PyStringLiteral(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.push_back('"');
+  return out;
+}
+
+std::string PyFloatLiteral(double value) {
+  if (std::isnan(value)) return "float(\"nan\")";
+  if (std::isinf(value))
+    return value > 0 ? "float(\"inf\")" : "float(\"-inf\")";
+  // Shortest representation that round-trips, like Python's repr.
+  for (int precision = 1; precision <= 17; ++precision) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) {
+      std::string text = buffer;
+      if (text.find_first_of(".en") == std::string::npos) text += ".0";
+      return text;
+    }
+  }
+  return fmt::format("{:.17g}", value);
+}
+
+}  // namespace tessera::pallas

@@ -1,0 +1,67 @@
+// The backend interface: a module that has the backend's required
+// properties in, generated files out (one Python module per kernel for the
+// Pallas backend). User errors (e.g. a block shape that is not TPU-legal) go
+// to ctx.diagnostics() with a location and Emit returns a non-OK status.
+//
+// Lifetime and threading: the core calls `create` each time it runs this
+// backend (possibly several times per process) and destroys the object right
+// after; all calls come from one thread. The context, the options and the
+// module are valid only during the call: keep no pointer to them. Nothing
+// may throw across the boundary.
+//
+// The driver writes the returned files (-o names a file when there is one,
+// a directory when there are several).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tessera/diagnostics.h"
+#include "tessera/ir/ir.h"
+#include "tessera/options.h"
+#include "tessera/pipeline_info.h"
+#include "tessera/properties.h"
+
+namespace tessera {
+
+class BackendContext {
+ public:
+  BackendContext(DiagnosticEngine& diagnostics, const OptionMap& options,
+                 const PipelineInfo& pipeline)
+      : diagnostics_(diagnostics), options_(options), pipeline_(pipeline) {}
+
+  DiagnosticEngine& diagnostics() { return diagnostics_; }
+  const OptionMap& options() const { return options_; }
+  const PipelineInfo& pipeline() const { return pipeline_; }
+  bool verbose() const { return pipeline_.verbose; }
+
+ private:
+  DiagnosticEngine& diagnostics_;
+  const OptionMap& options_;
+  const PipelineInfo& pipeline_;
+};
+
+struct EmittedFile {
+  std::string name;  // suggested file name, e.g. "attention_pallas.py"
+  std::string contents;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual absl::StatusOr<std::vector<EmittedFile>> Emit(
+      const Module& module, BackendContext& ctx) = 0;
+};
+
+struct BackendInfo {
+  std::string name;
+  std::string description;
+  PropertySet required;
+  std::vector<OptionSpec> options;
+  std::function<std::unique_ptr<Backend>()> create;
+};
+
+}  // namespace tessera

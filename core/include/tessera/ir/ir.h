@@ -1,0 +1,369 @@
+// The Tessera IR: a module of functions whose bodies are blocks of structured
+// statements over named values; each statement's operands are expression
+// trees.
+//
+// Values are referred to by name. Before the `ssa` pass a name may be assigned
+// several times (as in the Python source); after it every name is defined
+// exactly once, loops carry state through iter_args / yield / results and
+// `if` merges through results. Refs (memory) are never reassigned: stores and
+// atomics mutate them in place.
+//
+// Expressions are generic: an OpKind, a result type, operands, optional
+// indices (for load / subscript) and named attributes. Printer, parser,
+// structural equality and walkers treat every op the same way; the op table
+// (OpInfoOf) says how many operands an op takes and which attributes it has.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "tessera/diagnostics.h"
+#include "tessera/ir/types.h"
+#include "tessera/properties.h"
+
+namespace tessera {
+
+// ---------------------------------------------------------------------------
+// Attributes
+// ---------------------------------------------------------------------------
+using AttrValue = std::variant<bool, int64_t, double, std::string, DType,
+                               std::vector<int64_t>, std::vector<Dim>,
+                               std::vector<std::string>>;
+
+struct Attr {
+  std::string name;
+  AttrValue value;
+  friend bool operator==(const Attr& a, const Attr& b) {
+    return a.name == b.name && a.value == b.value;
+  }
+};
+
+// Lookup helpers; nullptr / fallback when absent or of another type.
+const Attr* FindAttr(std::span<const Attr> attrs, std::string_view name);
+void SetAttr(std::vector<Attr>& attrs, std::string name, AttrValue value);
+bool RemoveAttr(std::vector<Attr>& attrs, std::string_view name);
+template <typename T>
+const T* GetAttr(std::span<const Attr> attrs, std::string_view name) {
+  const Attr* attr = FindAttr(attrs, name);
+  return attr ? std::get_if<T>(&attr->value) : nullptr;
+}
+
+// ---------------------------------------------------------------------------
+// Ops
+// ---------------------------------------------------------------------------
+// Text names are given in brackets; attributes in braces.
+enum class OpKind : uint16_t {
+  // Leaves.
+  kVar,    // a named value; Expr::name holds the name
+  kConst,  // [const] {value: bool | int | float}, scalar type
+
+  // Host side: sizes, allocations, views.
+  kSize,       // [size](ref) {dim} -> i64
+  kEmpty,      // [empty] {shape, dtype} -> ref; torch.empty / empty_like
+  kAllocFull,  // [alloc_full] {shape, dtype, value} -> ref; torch.zeros/full
+  kReshape,    // [reshape](ref) {shape} -> ref view (reshape / view)
+  kTranspose,  // [transpose](ref) {perm} -> ref view
+
+  // Memory access; Expr::indices holds the index list.
+  kLoad,       // [load](ref)[indices] -> tensor
+  kSubscript,  // [subscript](tensor)[indices]: `:`, None, int only
+
+  // Tiles.
+  kTileBegin,  // [tile_begin](tile) -> i64
+  kTileEnd,    // [tile_end](tile) -> i64 (clamped to the loop end)
+  kTileIndex,  // [tile_index](tile) -> i32[block] (begin + iota)
+  kTileSize,   // [tile_size](tile) -> i64 (the block size)
+
+  // Elementwise unary (tensor or scalar).
+  kNeg,
+  kExp,
+  kExp2,
+  kLog,
+  kLog2,
+  kSqrt,
+  kRsqrt,
+  kTanh,
+  kSigmoid,
+  kErf,
+  kAbs,
+  kRelu,
+  kGelu,      // {approximate: "none" | "tanh"}
+  kSilu,
+  kNot,       // logical not (bool)
+
+  // Elementwise binary, PyTorch broadcasting and promotion.
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,       // true division
+  kFloorDiv,
+  kMod,
+  kPow,
+  kMaximum,
+  kMinimum,
+  kAnd,
+  kOr,
+  kCdiv,      // ceil division of integers (grid extents)
+
+  // Comparisons -> bool.
+  kEq,
+  kNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+
+  kWhere,  // [where](cond, a, b)
+
+  // Reductions {dim, keepdim}.
+  kSum,
+  kAmax,
+  kAmin,
+  kMean,
+
+  // [dot](a, b) or (a, b, acc): matmul over the last two dims, leading dims
+  // batched. {acc_dtype} is the accumulation / result dtype.
+  kDot,
+
+  kFull,         // [full] {shape, dtype, value} -> tensor
+  kCast,         // [cast](x) {dtype}
+  kBroadcastTo,  // [broadcast_to](x) {shape}
+  kRepeatLanes,  // [repeat_lanes](x) {reps}: jnp.tile along the last dim
+
+  // Device side.
+  kProgramId,    // [program_id] {axis} -> i32
+  kNumPrograms,  // [num_programs] {axis} -> i32
+  kScratch,      // [scratch] {shape, dtype} -> ref in VMEM scratch
+
+  kNumOps,
+};
+
+enum class OpCategory : uint8_t {
+  kLeaf,
+  kHost,
+  kMemory,
+  kTile,
+  kUnary,
+  kBinary,
+  kCompare,
+  kSelect,
+  kReduction,
+  kContraction,
+  kConstruct,
+  kDevice,
+};
+
+struct OpInfo {
+  std::string_view name;  // text name
+  OpCategory category;
+  int min_operands;
+  int max_operands;  // -1: unbounded
+  bool has_indices;
+};
+const OpInfo& OpInfoOf(OpKind op);
+std::optional<OpKind> OpKindByName(std::string_view name);
+
+// ---------------------------------------------------------------------------
+// Expressions
+// ---------------------------------------------------------------------------
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+enum class IndexKind : uint8_t {
+  kTile,     // operand: a tile value (`x[tile_m, ...]`)
+  kSlice,    // `:` (whole dim)
+  kNewAxis,  // `None`
+  kScalar,   // operand: a scalar expression (`x[0]`, `x[tile.begin]`)
+  kRange,    // operand: begin; `size`: static or symbolic extent
+};
+
+struct Index {
+  IndexKind kind = IndexKind::kSlice;
+  ExprPtr expr;  // kTile / kScalar / kRange
+  Dim size;      // kRange only
+
+  Index() = default;
+  Index(IndexKind k, ExprPtr e = nullptr, Dim s = {})
+      : kind(k), expr(std::move(e)), size(std::move(s)) {}
+};
+
+struct Expr {
+  OpKind op = OpKind::kVar;
+  Type type;
+  SourceLoc loc;
+  std::string name;  // kVar only
+  std::vector<ExprPtr> operands;
+  std::vector<Index> indices;  // kLoad / kSubscript
+  std::vector<Attr> attrs;
+
+  const Attr* attr(std::string_view attr_name) const {
+    return FindAttr(attrs, attr_name);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Statements
+// ---------------------------------------------------------------------------
+struct Value {
+  std::string name;
+  Type type;
+  friend bool operator==(const Value& a, const Value& b) {
+    return a.name == b.name && a.type == b.type;
+  }
+};
+
+struct Stmt;
+struct Block {
+  std::vector<Stmt> stmts;
+};
+
+// One dim of a tile loop (begin, end, block size), a range loop (begin, end,
+// step as `block`) or a launch grid.
+struct LoopDim {
+  ExprPtr begin;
+  ExprPtr end;
+  Dim block;
+};
+
+enum class StmtKind : uint8_t {
+  kAssign,     // results[0] = value
+  kStore,      // target[indices] = value
+  kAtomic,     // atomic {op: "add"|"max"|"min"} target[indices] (op)= value
+  kTileLoop,   // for vars in tile(dims) {grid: bool} regions[0]
+  kRangeLoop,  // for vars[0] in range(dims[0]) regions[0]
+  kIf,         // if value: regions[0] else regions[1]
+  kYield,      // operands: values flowing to the enclosing loop / if results
+  kReturn,     // operands: function results
+  kLaunch,     // host: results = launch @{callee} grid(dims) (operands)
+};
+
+struct Stmt {
+  StmtKind kind = StmtKind::kAssign;
+  SourceLoc loc;
+  // Assign: exactly one target. Loops / if / launch: SSA results (may be
+  // empty before the ssa pass).
+  std::vector<Value> results;
+  // Assign: right-hand side. Store / atomic: stored value. If: condition.
+  ExprPtr value;
+  // Store / atomic: the ref written (a kVar of ref type) and its indices.
+  ExprPtr target;
+  std::vector<Index> indices;
+  // Loops: induction variables (tiles for tile loops, an i64 for range).
+  std::vector<Value> vars;
+  // Loops: one LoopDim per var. Launch: the grid.
+  std::vector<LoopDim> dims;
+  // SSA loops: loop-carried values (as seen inside the body) and their
+  // initial values, in parallel.
+  std::vector<Value> iter_args;
+  std::vector<ExprPtr> inits;
+  // Yield / return values; launch arguments.
+  std::vector<ExprPtr> operands;
+  // Loops: [body]. If: [then, else].
+  std::vector<Block> regions;
+  std::vector<Attr> attrs;
+
+  const Attr* attr(std::string_view attr_name) const {
+    return FindAttr(attrs, attr_name);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Functions and modules
+// ---------------------------------------------------------------------------
+enum class FunctionKind : uint8_t {
+  kKernel,  // a whole kernel, before outlining
+  kHost,    // host side of an outlined kernel
+  kDevice,  // device side (the body of the outer tile loop)
+};
+std::string_view FunctionKindName(FunctionKind kind);
+
+struct Function {
+  std::string name;
+  FunctionKind kind = FunctionKind::kKernel;
+  SourceLoc loc;
+  std::vector<Value> params;
+  std::vector<Type> result_types;
+  Block body;
+  std::vector<Attr> attrs;
+
+  const Attr* attr(std::string_view attr_name) const {
+    return FindAttr(attrs, attr_name);
+  }
+};
+
+struct Module {
+  // The file the IR came from (a kernel .py or a .tir); diagnostics and
+  // `# src:` comments refer to it.
+  std::string source_file;
+  // The properties this module is known to have (printed in the header so a
+  // .tir file can start from, say, SSA IR).
+  PropertySet properties;
+  std::vector<Function> functions;
+  std::vector<Attr> attrs;
+
+  Function* FindFunction(std::string_view name);
+  const Function* FindFunction(std::string_view name) const;
+};
+
+// ---------------------------------------------------------------------------
+// Builders, cloning, equality, walking
+// ---------------------------------------------------------------------------
+ExprPtr MakeVar(std::string name, Type type, SourceLoc loc = {});
+ExprPtr MakeIntConst(int64_t value, DType dtype = DType::kI64,
+                     SourceLoc loc = {});
+ExprPtr MakeFloatConst(double value, DType dtype = DType::kF32,
+                       SourceLoc loc = {});
+ExprPtr MakeBoolConst(bool value, SourceLoc loc = {});
+// A generic op with an explicit result type.
+ExprPtr MakeOp(OpKind op, Type type, std::vector<ExprPtr> operands,
+               std::vector<Attr> attrs = {}, SourceLoc loc = {});
+
+Stmt MakeAssign(Value target, ExprPtr value, SourceLoc loc = {});
+Stmt MakeStore(ExprPtr target, std::vector<Index> indices, ExprPtr value,
+               SourceLoc loc = {});
+Stmt MakeReturn(std::vector<ExprPtr> values, SourceLoc loc = {});
+Stmt MakeYield(std::vector<ExprPtr> values, SourceLoc loc = {});
+
+ExprPtr CloneExpr(const Expr& expr);
+Index CloneIndex(const Index& index);
+LoopDim CloneLoopDim(const LoopDim& dim);
+Stmt CloneStmt(const Stmt& stmt);
+Block CloneBlock(const Block& block);
+Function CloneFunction(const Function& function);
+Module CloneModule(const Module& module);
+
+// Structural equality: same shape of tree, ops, names, types, attributes.
+// Source locations are ignored unless `compare_locations` is set.
+bool StructurallyEqual(const Expr& a, const Expr& b,
+                       bool compare_locations = false);
+bool StructurallyEqual(const Stmt& a, const Stmt& b,
+                       bool compare_locations = false);
+bool StructurallyEqual(const Function& a, const Function& b,
+                       bool compare_locations = false);
+bool StructurallyEqual(const Module& a, const Module& b,
+                       bool compare_locations = false);
+// A human-readable description of the first difference ("" when equal), for
+// test failure messages.
+std::string FirstDifference(const Module& a, const Module& b);
+
+// Visits every expression tree rooted in a statement (value, target,
+// indices, loop dims, inits, operands), not descending into regions. The
+// callback receives each root; use WalkExpr to descend.
+void ForEachRootExpr(Stmt& stmt, const std::function<void(ExprPtr&)>& fn);
+void ForEachRootExpr(const Stmt& stmt,
+                     const std::function<void(const Expr&)>& fn);
+// Pre-order walk over an expression tree (operands and index expressions).
+void WalkExpr(const Expr& expr, const std::function<void(const Expr&)>& fn);
+void WalkExprMutable(Expr& expr, const std::function<void(Expr&)>& fn);
+// Pre-order walk over statements, descending into regions.
+void WalkStmts(Block& block, const std::function<void(Stmt&)>& fn);
+void WalkStmts(const Block& block, const std::function<void(const Stmt&)>& fn);
+
+}  // namespace tessera

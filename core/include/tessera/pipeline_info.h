@@ -1,0 +1,34 @@
+// What every plugin may know about the pipeline it runs in: which frontend,
+// passes and backend were chosen and with which options. Passes use it to
+// adapt to the backend (e.g. `pre-broadcast` is a no-op when the Pallas
+// launcher is `unroll`) without knowing any other plugin by name.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tessera/options.h"
+
+namespace tessera {
+
+struct KernelSpecialization {
+  // Argument name -> type spelling as written by the user, e.g.
+  // "bf16[1024, 512]" or "f32[m, k]". The frontend parses it (ParseType).
+  std::map<std::string, std::string> args;
+  // Block sizes in Helion order: one per hl.tile dim, outer before inner.
+  std::vector<int64_t> block_sizes;
+};
+
+struct PipelineInfo {
+  std::string frontend;
+  std::vector<std::string> passes;
+  std::string backend;
+  // Resolved options of the chosen backend (e.g. "launcher", "tpu").
+  OptionMap backend_options;
+  // Per-kernel specialization by kernel name; "*" applies to every kernel.
+  std::map<std::string, KernelSpecialization> kernels;
+  bool verbose = false;
+};
+
+}  // namespace tessera

@@ -1,0 +1,146 @@
+#include "ir/text_common.h"
+
+#include <charconv>
+#include <cmath>
+#include "absl/container/flat_hash_set.h"
+
+#include "fmt/format.h"
+
+namespace tessera::text {
+
+bool IsReservedWord(std::string_view word) {
+  static const auto* const kReserved = [] {
+    auto* set = new absl::flat_hash_set<std::string_view>{
+        "true",  "false",  "inf",   "nan",    "None",      "ref",    "tile",
+        "none",  "for",    "if",    "else",   "in",        "iter",   "launch",
+        "store", "atomic", "yield", "return", "func",      "module", "scalar",
+        "range", "dims",   "strs",  "grid",   "properties"};
+    for (int i = 0; i <= static_cast<int>(DType::kF32); ++i) {
+      set->insert(DTypeName(static_cast<DType>(i)));
+    }
+    return set;
+  }();
+  return kReserved->contains(word);
+}
+
+bool IsIdentifier(std::string_view text) {
+  if (text.empty()) return false;
+  auto is_start = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  if (!is_start(text[0])) return false;
+  for (char c : text) {
+    if (!is_start(c) && !(c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+bool IsTypeStart(std::string_view word) {
+  return word == "ref" || word == "tile" || word == "none" ||
+         ParseDType(word).has_value();
+}
+
+void AppendQuoted(std::string& out, std::string_view text) {
+  out += '"';
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 ||
+            static_cast<unsigned char>(c) == 0x7f) {
+          out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+void AppendName(std::string& out, std::string_view name) {
+  if (IsIdentifier(name) && !IsReservedWord(name)) {
+    out += name;
+  } else {
+    AppendQuoted(out, name);
+  }
+}
+
+void AppendDouble(std::string& out, double value) {
+  if (std::isnan(value)) {
+    out += "nan";
+    return;
+  }
+  if (std::isinf(value)) {
+    out += value < 0 ? "-inf" : "inf";
+    return;
+  }
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  std::string_view text(buffer, ec == std::errc() ? end - buffer : 0);
+  out += text;
+  if (text.find_first_of(".e") == std::string_view::npos) out += ".0";
+}
+
+void AppendDim(std::string& out, const Dim& dim) {
+  if (dim.is_static()) {
+    out += std::to_string(dim.size);
+  } else if (dim.symbol.empty()) {
+    out += '?';
+  } else {
+    AppendName(out, dim.symbol);
+  }
+}
+
+namespace {
+void AppendShape(std::string& out, const std::vector<Dim>& shape) {
+  out += '[';
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i != 0) out += ", ";
+    AppendDim(out, shape[i]);
+  }
+  out += ']';
+}
+}  // namespace
+
+void AppendType(std::string& out, const Type& type) {
+  switch (type.kind) {
+    case TypeKind::kNone:
+      out += "none";
+      return;
+    case TypeKind::kScalar:
+      out += DTypeName(type.dtype);
+      return;
+    case TypeKind::kTensor:
+      out += DTypeName(type.dtype);
+      AppendShape(out, type.shape);
+      return;
+    case TypeKind::kRef:
+      out += "ref<";
+      out += DTypeName(type.dtype);
+      AppendShape(out, type.shape);
+      out += '>';
+      return;
+    case TypeKind::kTile:
+      out += "tile<";
+      if (type.shape.empty()) {
+        out += '?';
+      } else {
+        AppendDim(out, type.shape[0]);
+      }
+      out += '>';
+      return;
+  }
+}
+
+}  // namespace tessera::text

@@ -1,0 +1,28 @@
+// Spelling rules shared by the IR printer and parser (docs/ir.md): which
+// names print bare, how strings, floats and dims are written.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "tessera/ir/types.h"
+
+namespace tessera::text {
+
+// Words that would be read as something else where a name can stand; names
+// spelled like them (or not identifiers at all) print as quoted strings.
+bool IsReservedWord(std::string_view word);
+bool IsIdentifier(std::string_view text);
+// True for the words a type can start with (dtype names, ref, tile, none).
+bool IsTypeStart(std::string_view word);
+
+// Appends `name` bare when it is a plain identifier, else quoted.
+void AppendName(std::string& out, std::string_view name);
+void AppendQuoted(std::string& out, std::string_view text);
+// Shortest text that reads back as the same double; always contains '.',
+// 'e', "inf" or "nan" so it is never taken for an integer.
+void AppendDouble(std::string& out, double value);
+void AppendDim(std::string& out, const Dim& dim);
+void AppendType(std::string& out, const Type& type);
+
+}  // namespace tessera::text

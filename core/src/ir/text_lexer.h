@@ -1,0 +1,66 @@
+// Tokens of the .tir text format. The lexer runs once over the whole input
+// (linear time); tokens point into the source text, nothing is copied.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::text {
+
+enum class TokenKind : uint8_t {
+  kEnd,
+  kIdent,   // [A-Za-z_][A-Za-z0-9_]*
+  kString,  // "..." with \" \\ \n \t \xHH escapes
+  kInt,     // -?[0-9]+
+  kFloat,   // -?digits.digits[e±digits], digits e±digits, -inf
+  kPunct,   // one of ( ) [ ] { } < > , : = @ ? and the arrow ->
+  kError,   // a character or literal the format does not have
+};
+
+struct Token {
+  TokenKind kind = TokenKind::kEnd;
+  // The token's text in the source (for kString: with the quotes).
+  std::string_view text;
+  uint32_t line = 0;
+  uint32_t col = 0;
+  // First token on its line: statements end at line ends where the grammar
+  // needs it (yield / return operand lists, error recovery).
+  bool first_on_line = false;
+  // kError: what is wrong.
+  const char* error = nullptr;
+
+  bool Is(std::string_view punct_or_word) const {
+    return (kind == TokenKind::kPunct || kind == TokenKind::kIdent) &&
+           text == punct_or_word;
+  }
+};
+
+// Produces tokens one at a time (the parser keeps only a few of lookahead,
+// so memory stays proportional to the nesting, not the file size).
+class Lexer {
+ public:
+  explicit Lexer(std::string_view source) : source_(source) {}
+  // The next token; kEnd (repeatedly) at the end of the input.
+  Token Lex();
+
+ private:
+  Token Make(TokenKind kind, size_t start, size_t end,
+             const char* error = nullptr);
+
+  std::string_view source_;
+  size_t pos_ = 0;
+  uint32_t line_ = 1;
+  size_t line_start_ = 0;
+  bool line_has_token_ = false;
+};
+
+// Splits `source` into tokens; the last one is kEnd.
+std::vector<Token> Tokenize(std::string_view source);
+
+// The value of a kString token; false (with `error` set) on a bad escape.
+bool DecodeString(std::string_view quoted, std::string& out,
+                  const char** error);
+
+}  // namespace tessera::text

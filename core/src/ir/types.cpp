@@ -1,0 +1,127 @@
+#include "tessera/ir/types.h"
+
+#include <array>
+
+namespace tessera {
+namespace {
+
+constexpr std::array<std::string_view, 8> kDTypeNames = {
+    "bool", "i8", "i16", "i32", "i64", "f16", "bf16", "f32"};
+
+// bool < integers < floats, the PyTorch category order.
+int Category(DType dtype) {
+  if (dtype == DType::kBool) return 0;
+  return IsFloat(dtype) ? 2 : 1;
+}
+
+}  // namespace
+
+std::string_view DTypeName(DType dtype) {
+  size_t index = static_cast<size_t>(dtype);
+  return index < kDTypeNames.size() ? kDTypeNames[index] : "?";
+}
+
+std::optional<DType> ParseDType(std::string_view name) {
+  for (size_t i = 0; i < kDTypeNames.size(); ++i) {
+    if (kDTypeNames[i] == name) return static_cast<DType>(i);
+  }
+  return std::nullopt;
+}
+
+int DTypeBytes(DType dtype) {
+  switch (dtype) {
+    case DType::kBool:
+    case DType::kI8:
+      return 1;
+    case DType::kI16:
+    case DType::kF16:
+    case DType::kBF16:
+      return 2;
+    case DType::kI32:
+    case DType::kF32:
+      return 4;
+    case DType::kI64:
+      return 8;
+  }
+  return 4;
+}
+
+bool IsFloat(DType dtype) {
+  return dtype == DType::kF16 || dtype == DType::kBF16 || dtype == DType::kF32;
+}
+
+bool IsInteger(DType dtype) {
+  return dtype == DType::kI8 || dtype == DType::kI16 || dtype == DType::kI32 ||
+         dtype == DType::kI64;
+}
+
+DType PromoteDTypes(DType a, DType b) {
+  if (a == b) return a;
+  int category_a = Category(a);
+  int category_b = Category(b);
+  if (category_a != category_b) return category_a > category_b ? a : b;
+  // Same category, different dtypes: the wider one; the two 16-bit floats
+  // have no common 16-bit type, so they meet at f32.
+  if ((a == DType::kF16 && b == DType::kBF16) ||
+      (a == DType::kBF16 && b == DType::kF16)) {
+    return DType::kF32;
+  }
+  return DTypeBytes(a) >= DTypeBytes(b) ? a : b;
+}
+
+std::string DimToString(const Dim& dim) {
+  if (dim.is_static()) return std::to_string(dim.size);
+  return dim.symbol.empty() ? "?" : dim.symbol;
+}
+
+bool operator==(const Type& a, const Type& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case TypeKind::kNone:
+      return true;
+    case TypeKind::kScalar:
+      return a.dtype == b.dtype;
+    case TypeKind::kTile:
+      return a.shape == b.shape;
+    case TypeKind::kTensor:
+    case TypeKind::kRef:
+      return a.dtype == b.dtype && a.shape == b.shape;
+  }
+  return false;
+}
+
+namespace {
+
+std::string ShapeToString(const std::vector<Dim>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i != 0) out += ", ";
+    out += DimToString(shape[i]);
+  }
+  out += ']';
+  return out;
+}
+
+}  // namespace
+
+std::string TypeToString(const Type& type) {
+  switch (type.kind) {
+    case TypeKind::kNone:
+      return "none";
+    case TypeKind::kScalar:
+      return std::string(DTypeName(type.dtype));
+    case TypeKind::kTensor:
+      return std::string(DTypeName(type.dtype)) + ShapeToString(type.shape);
+    case TypeKind::kRef:
+      return "ref<" + std::string(DTypeName(type.dtype)) +
+             ShapeToString(type.shape) + ">";
+    case TypeKind::kTile:
+      return "tile<" +
+             (type.shape.empty() ? std::string("?")
+                                 : DimToString(type.shape[0])) +
+             ">";
+  }
+  return "none";
+}
+
+}  // namespace tessera

@@ -1,0 +1,158 @@
+"""NumPy float64 references for the example kernels.
+
+One function per kernel in examples/<name>.py, with the same name and the
+same argument order, returning the output (or a tuple, in the order the
+kernel returns them). Inputs may be any floating dtype; everything is
+computed in float64.
+
+EXAMPLES describes, for each kernel, the inputs a test harness should make:
+
+    EXAMPLES[name] = {
+        "args": [(arg_name, shape), ...],   # tensor arguments, in order
+        "dtype": "f32",                     # element type of every input
+    }
+
+make_inputs(name, seed) builds those inputs as float32 NumPy arrays
+(standard normal), and spec_args(name) spells them as Tessera argument
+types ({"x": "f32[256, 512]", ...}) for `--arg` / [kernels.NAME.args].
+Scalar arguments (eps) keep their defaults.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def _f64(*arrays):
+    return [np.asarray(a, dtype=np.float64) for a in arrays]
+
+
+def _gelu_tanh(x):
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def add(x, y):
+    x, y = _f64(x, y)
+    return x + y
+
+
+def exp(x):
+    (x,) = _f64(x)
+    return np.exp(x)
+
+
+def softmax(x):
+    (x,) = _f64(x)
+    shifted = np.exp(x - x.max(axis=1, keepdims=True))
+    return shifted / shifted.sum(axis=1, keepdims=True)
+
+
+def matmul(x, y):
+    x, y = _f64(x, y)
+    return x @ y
+
+
+def matmul_bias_gelu(x, y, bias):
+    x, y, bias = _f64(x, y, bias)
+    pre = x @ y + bias
+    return _gelu_tanh(pre), pre
+
+
+def bmm(A, B):
+    A, B = _f64(A, B)
+    return A @ B
+
+
+def attention(q_in, k_in, v_in):
+    q, k, v = _f64(q_in, k_in, v_in)
+    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
+    scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (scores / scores.sum(axis=-1, keepdims=True)) @ v
+
+
+def split_k_matmul(x, y):
+    x, y = _f64(x, y)
+    return x @ y
+
+
+def layer_norm(x, weight, bias, eps=1e-5):
+    x, weight, bias = _f64(x, weight, bias)
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * weight + bias
+
+
+def rms_norm(x, weight, eps=1e-5):
+    x, weight = _f64(x, weight)
+    return x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps) * weight
+
+
+def row_sum(x):
+    (x,) = _f64(x)
+    return x.sum(axis=-1)
+
+
+def long_sum(x):
+    (x,) = _f64(x)
+    return x.sum(axis=-1)
+
+
+def geglu(a, b):
+    a, b = _f64(a, b)
+    return _gelu_tanh(a) * b
+
+
+def swiglu(a, b):
+    a, b = _f64(a, b)
+    return a / (1.0 + np.exp(-a)) * b
+
+
+EXAMPLES = {
+    "add": {"args": [("x", (256, 512)), ("y", (256, 512))], "dtype": "f32"},
+    "exp": {"args": [("x", (256, 512))], "dtype": "f32"},
+    "softmax": {"args": [("x", (256, 512))], "dtype": "f32"},
+    "matmul": {"args": [("x", (256, 384)), ("y", (384, 512))], "dtype": "f32"},
+    "matmul_bias_gelu": {
+        "args": [("x", (256, 384)), ("y", (384, 512)), ("bias", (512,))],
+        "dtype": "f32",
+    },
+    "bmm": {"args": [("A", (4, 128, 256)), ("B", (4, 256, 128))], "dtype": "f32"},
+    "attention": {
+        "args": [
+            ("q_in", (2, 4, 256, 64)),
+            ("k_in", (2, 4, 512, 64)),
+            ("v_in", (2, 4, 512, 64)),
+        ],
+        "dtype": "f32",
+    },
+    "split_k_matmul": {"args": [("x", (128, 1024)), ("y", (1024, 256))], "dtype": "f32"},
+    "layer_norm": {
+        "args": [("x", (256, 512)), ("weight", (512,)), ("bias", (512,))],
+        "dtype": "f32",
+    },
+    "rms_norm": {"args": [("x", (256, 512)), ("weight", (512,))], "dtype": "f32"},
+    "row_sum": {"args": [("x", (256, 512))], "dtype": "f32"},
+    "long_sum": {"args": [("x", (8, 4096))], "dtype": "f32"},
+    "geglu": {"args": [("a", (256, 512)), ("b", (256, 512))], "dtype": "f32"},
+    "swiglu": {"args": [("a", (256, 512)), ("b", (256, 512))], "dtype": "f32"},
+}
+
+
+def make_inputs(name, seed=0):
+    """Float32 standard-normal inputs for kernel `name`, in argument order."""
+    rng = np.random.default_rng(seed)
+    return [
+        rng.standard_normal(shape).astype(np.float32)
+        for _, shape in EXAMPLES[name]["args"]
+    ]
+
+
+def spec_args(name):
+    """Argument types for kernel `name`: {"x": "f32[256, 512]", ...}."""
+    example = EXAMPLES[name]
+    return {
+        arg: "{}[{}]".format(example["dtype"], ", ".join(str(d) for d in shape))
+        for arg, shape in example["args"]
+    }

@@ -1,0 +1,62 @@
+#include "frontend.h"
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "lower_internal.h"
+#include "parser.h"
+#include "tessera/ir/verifier.h"
+
+namespace tessera::helion_py {
+
+absl::StatusOr<Module> CompilePython(std::string_view path,
+                                     std::string_view text,
+                                     const PipelineInfo& pipeline,
+                                     DiagnosticEngine& diagnostics) {
+  std::string file(path);
+  size_t errors_before = diagnostics.error_count();
+  ParsedFile parsed = ParseFile(text, file, diagnostics);
+  Module module;
+  module.source_file = file;
+  for (const KernelDef& kernel : parsed.kernels) {
+    KernelLowering lowering(kernel, parsed, file, pipeline, diagnostics);
+    std::optional<Function> function = lowering.Run();
+    if (function) module.functions.push_back(*std::move(function));
+  }
+  if (diagnostics.error_count() != errors_before) {
+    return absl::InvalidArgumentError("the kernel file has errors");
+  }
+  if (module.functions.empty()) {
+    diagnostics.Error(file, SourceLoc{}, "no @helion.kernel function found");
+    return absl::InvalidArgumentError("no kernel");
+  }
+  if (absl::Status status = Verify(module, diagnostics); !status.ok()) {
+    return status;
+  }
+  return module;
+}
+
+namespace {
+
+class HelionFrontend : public Frontend {
+ public:
+  absl::StatusOr<Module> Parse(std::string_view path, std::string_view text,
+                               FrontendContext& ctx) override {
+    return CompilePython(path, text, ctx.pipeline(), ctx.diagnostics());
+  }
+};
+
+}  // namespace
+
+FrontendInfo HelionFrontendInfo() {
+  FrontendInfo info;
+  info.name = "helion-py";
+  info.description =
+      "Helion-syntax Python kernels (@helion.kernel functions) to structured "
+      "Tessera IR";
+  info.extensions = {".py"};
+  info.create = [] { return std::make_unique<HelionFrontend>(); };
+  return info;
+}
+
+}  // namespace tessera::helion_py

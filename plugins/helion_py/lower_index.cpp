@@ -1,0 +1,323 @@
+// Indexing: loads and subscripts with tiles, ':', None, integers and
+// ranges; stores into refs with the PyTorch setitem casts and broadcasts.
+#include "fmt/format.h"
+#include "lower_internal.h"
+#include "tessera/ir/type_inference.h"
+
+namespace tessera::helion_py {
+
+// ---------------------------------------------------------------------------
+// Indexing
+// ---------------------------------------------------------------------------
+bool KernelLowering::BuildIndices(const Type& base, std::vector<Val> items,
+                                  std::vector<SourceLoc> item_locs,
+                                  bool is_load, SourceLoc loc,
+                                  std::vector<Index>& out) {
+  // Tuples of tiles (`x[tile]` with `for tile in hl.tile(x.size())`)
+  // spread over several dims.
+  std::vector<Val> flat;
+  std::vector<SourceLoc> flat_locs;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].kind == ValKind::kTuple) {
+      for (Val& elem : items[i].elems) {
+        flat.push_back(std::move(elem));
+        flat_locs.push_back(item_locs[i]);
+      }
+    } else {
+      flat.push_back(std::move(items[i]));
+      flat_locs.push_back(item_locs[i]);
+    }
+  }
+  size_t rank = base.rank();
+  size_t consumed = 0;
+  int ellipses = 0;
+  for (const Val& item : flat) {
+    if (item.kind == ValKind::kPoison) return false;
+    if (item.kind == ValKind::kEllipsis)
+      ++ellipses;
+    else if (item.kind != ValKind::kNone)
+      ++consumed;
+  }
+  if (ellipses > 1) {
+    Fail(loc, "an index can have only one '...'");
+    return false;
+  }
+  if (consumed > rank) {
+    Diagnostic* d =
+        Report(loc, fmt::format("too many indices for {}: {} "
+                                "indices for rank {}",
+                                TypeToString(base), consumed, rank));
+    Note(d,
+         "give one index per dim (a tile, ':', an integer) plus None for new "
+         "dims");
+    return false;
+  }
+  size_t dim = 0;
+  auto slice = [] { return Index(IndexKind::kSlice); };
+  for (size_t i = 0; i < flat.size(); ++i) {
+    Val& item = flat[i];
+    SourceLoc item_loc = flat_locs[i];
+    switch (item.kind) {
+      case ValKind::kEllipsis:
+        for (size_t k = 0; k < rank - consumed; ++k, ++dim)
+          out.push_back(slice());
+        continue;
+      case ValKind::kNone:
+        out.push_back(Index(IndexKind::kNewAxis));
+        continue;
+      case ValKind::kTile:
+        if (!is_load) {
+          Fail(item_loc,
+               "a tensor value can be indexed only with ':', None "
+               "and integers; index the kernel argument instead");
+          return false;
+        }
+        NoteTileUse(item.tile.ordinal, dim + 2 >= rank);
+        out.push_back(Index(
+            IndexKind::kTile,
+            MakeVar(item.tile.name, Type::Tile(Dim::Static(item.tile.block)))));
+        break;
+      case ValKind::kInt: {
+        int64_t value = item.i;
+        if (value < 0) {
+          const Dim& extent = base.shape[dim];
+          if (!extent.is_static()) {
+            Fail(item_loc, "a negative index needs a static dim");
+            return false;
+          }
+          value += extent.size;
+        }
+        out.push_back(Index(IndexKind::kScalar,
+                            MakeIntConst(value, DType::kI64, item_loc)));
+        break;
+      }
+      case ValKind::kSlice: {
+        const Val& lower = item.elems[0];
+        const Val& upper = item.elems[1];
+        if (lower.kind == ValKind::kNone && upper.kind == ValKind::kNone) {
+          out.push_back(slice());
+          break;
+        }
+        if (!is_load) {
+          Fail(item_loc,
+               "a slice with bounds is supported only on kernel arguments");
+          return false;
+        }
+        Val begin = lower.kind == ValKind::kNone ? Val::Int(0) : lower.Clone();
+        Val end = upper.kind == ValKind::kNone ? DimVal(base.shape[dim])
+                                               : upper.Clone();
+        Val size = Binary(BinaryOp::kSub, end.Clone(), begin.Clone(), item_loc);
+        std::optional<Dim> extent;
+        if (begin.kind == ValKind::kInt && begin.i == 0) {
+          extent = ToDim(end, item_loc);
+        } else {
+          extent = ToDim(size, item_loc);
+        }
+        ExprPtr begin_expr = ToIndexExpr(begin, item_loc);
+        if (!extent || !begin_expr) return false;
+        out.push_back(Index(IndexKind::kRange, std::move(begin_expr), *extent));
+        break;
+      }
+      case ValKind::kValue:
+        if (item.IsScalar() && IsInteger(item.type().dtype)) {
+          out.push_back(Index(IndexKind::kScalar, std::move(item.expr)));
+          break;
+        }
+        Fail(item_loc, fmt::format("indexing with {} is not supported; use a "
+                                   "tile, ':', None or an integer",
+                                   Describe(item)));
+        return false;
+      default:
+        Fail(item_loc, fmt::format("cannot index with {}", Describe(item)));
+        return false;
+    }
+    ++dim;
+  }
+  // Trailing dims not indexed are taken whole, spelled out so that every
+  // load and subscript names all dims of its operand.
+  for (; dim < rank; ++dim) out.push_back(slice());
+  return true;
+}
+
+Val KernelLowering::Subscript(const Node& node) {
+  Val base = Eval(*node.children[0]);
+  if (base.kind == ValKind::kPoison) return base;
+  std::vector<Val> items;
+  std::vector<SourceLoc> locs;
+  for (size_t i = 1; i < node.children.size(); ++i) {
+    const Node& index = *node.children[i];
+    locs.push_back(index.loc);
+    if (index.kind == NodeKind::kSlice) {
+      Val slice;
+      slice.kind = ValKind::kSlice;
+      for (int k = 0; k < 2; ++k) {
+        slice.elems.push_back(index.children[k] ? Eval(*index.children[k])
+                                                : Val::None());
+        if (slice.elems.back().kind == ValKind::kPoison) return Val::Poison();
+      }
+      if (index.children[2])
+        return Fail(index.loc, "slices with a step are not supported");
+      items.push_back(std::move(slice));
+    } else {
+      items.push_back(Eval(index));
+      if (items.back().kind == ValKind::kPoison) return Val::Poison();
+    }
+  }
+  if (base.kind == ValKind::kTuple) {
+    if (items.size() != 1) return Fail(node.loc, "a tuple takes one index");
+    Val& index = items[0];
+    int64_t n = static_cast<int64_t>(base.elems.size());
+    auto normalize = [&](const Val& v,
+                         int64_t fallback) -> std::optional<int64_t> {
+      if (v.kind == ValKind::kNone) return fallback;
+      if (!IsIntLike(v)) return std::nullopt;
+      int64_t k = IntOf(v);
+      if (k < 0) k += n;
+      return std::clamp<int64_t>(k, 0, n);
+    };
+    if (IsIntLike(index)) {
+      int64_t k = IntOf(index);
+      if (k < 0) k += n;
+      if (k < 0 || k >= n)
+        return Fail(locs[0],
+                    fmt::format("tuple index {} out of range", IntOf(index)));
+      return std::move(base.elems[k]);
+    }
+    if (index.kind == ValKind::kSlice) {
+      auto lo = normalize(index.elems[0], 0);
+      auto hi = normalize(index.elems[1], n);
+      if (!lo || !hi) return Fail(locs[0], "tuple slices need integer bounds");
+      std::vector<Val> elems;
+      for (int64_t k = *lo; k < *hi; ++k)
+        elems.push_back(std::move(base.elems[k]));
+      return Val::Tuple(std::move(elems));
+    }
+    return Fail(locs[0], "a tuple index must be an integer or a slice");
+  }
+  if (!base.IsValue() || base.type().is_scalar()) {
+    return Fail(node.children[0]->loc,
+                fmt::format("{} cannot be indexed", Describe(base)));
+  }
+  bool is_load = base.IsRef();
+  if (is_load && !in_device()) {
+    Diagnostic* d = Report(node.loc,
+                           "indexing a tensor outside an hl.tile loop "
+                           "is not supported");
+    Note(d, "host code may only query sizes, allocate and make views");
+    return Val::Poison();
+  }
+  if (is_load) base = MaterializeRef(std::move(base), "view");
+  std::vector<Index> indices;
+  if (!BuildIndices(base.type(), std::move(items), std::move(locs), is_load,
+                    node.loc, indices)) {
+    return Val::Poison();
+  }
+  std::vector<ExprPtr> operands;
+  operands.push_back(std::move(base.expr));
+  return MakeTyped(is_load ? OpKind::kLoad : OpKind::kSubscript,
+                   std::move(operands), {}, node.loc, std::move(indices));
+}
+
+ExprPtr KernelLowering::CoerceForStore(Val value, const Type& region,
+                                       SourceLoc loc) {
+  if (value.kind == ValKind::kPoison) return nullptr;
+  std::vector<Attr> shape_attr = {Attr{"shape", region.shape}};
+  if (value.IsNumber()) {
+    AttrValue constant;
+    if (IsFloat(region.dtype))
+      constant = value.AsDouble();
+    else if (region.dtype == DType::kBool)
+      constant = value.AsDouble() != 0;
+    else
+      constant = static_cast<int64_t>(value.AsDouble());
+    Val full = MakeTyped(OpKind::kFull, {},
+                         {Attr{"shape", region.shape},
+                          Attr{"dtype", region.dtype}, Attr{"value", constant}},
+                         loc);
+    return full.kind == ValKind::kPoison ? nullptr : std::move(full.expr);
+  }
+  if (!value.IsValue() || value.IsRef()) {
+    Fail(loc, fmt::format("cannot store {} into a tensor", Describe(value)));
+    return nullptr;
+  }
+  ExprPtr expr = std::move(value.expr);
+  if (expr->type.dtype != region.dtype) {
+    std::vector<ExprPtr> operands;
+    operands.push_back(std::move(expr));
+    Val cast = MakeTyped(OpKind::kCast, std::move(operands),
+                         {Attr{"dtype", region.dtype}}, loc);
+    if (cast.kind == ValKind::kPoison) return nullptr;
+    expr = std::move(cast.expr);
+  }
+  if (!expr->type.is_tensor() || expr->type.shape != region.shape) {
+    std::span<const Dim> shape = expr->type.is_tensor()
+                                     ? std::span<const Dim>(expr->type.shape)
+                                     : std::span<const Dim>();
+    auto broadcast = BroadcastShapes(shape, region.shape);
+    if (!broadcast.ok() || *broadcast != region.shape) {
+      Fail(loc, fmt::format("cannot store a value of type {} into a region of "
+                            "type {}",
+                            TypeToString(expr->type), TypeToString(region)));
+      return nullptr;
+    }
+    std::vector<ExprPtr> operands;
+    operands.push_back(std::move(expr));
+    Val broadcasted = MakeTyped(OpKind::kBroadcastTo, std::move(operands),
+                                std::move(shape_attr), loc);
+    if (broadcasted.kind == ValKind::kPoison) return nullptr;
+    expr = std::move(broadcasted.expr);
+  }
+  return expr;
+}
+
+void KernelLowering::Store(const Node& target, Val value, SourceLoc loc) {
+  if (value.kind == ValKind::kPoison) return;
+  Val base = Eval(*target.children[0]);
+  if (base.kind == ValKind::kPoison) return;
+  if (!base.IsRef()) {
+    Diagnostic* d =
+        Report(target.children[0]->loc,
+               fmt::format("cannot assign into {}", Describe(base)));
+    Note(d, "stores go to tensor arguments and tensors allocated on the host");
+    return;
+  }
+  if (!in_device()) {
+    Fail(target.loc, "a store to a tensor must be inside an hl.tile loop");
+    return;
+  }
+  base = MaterializeRef(std::move(base), "view");
+  std::vector<Val> items;
+  std::vector<SourceLoc> locs;
+  for (size_t i = 1; i < target.children.size(); ++i) {
+    const Node& index = *target.children[i];
+    locs.push_back(index.loc);
+    if (index.kind == NodeKind::kSlice) {
+      Val slice;
+      slice.kind = ValKind::kSlice;
+      for (int k = 0; k < 2; ++k) {
+        slice.elems.push_back(index.children[k] ? Eval(*index.children[k])
+                                                : Val::None());
+      }
+      items.push_back(std::move(slice));
+    } else {
+      items.push_back(Eval(index));
+    }
+  }
+  std::vector<Index> indices;
+  if (!BuildIndices(base.type(), std::move(items), std::move(locs), true,
+                    target.loc, indices)) {
+    return;
+  }
+  std::vector<Type> types = {base.type()};
+  absl::StatusOr<Type> region = InferType(OpKind::kLoad, types, indices, {});
+  if (!region.ok()) {
+    Fail(target.loc, std::string(region.status().message()));
+    return;
+  }
+  ExprPtr stored = CoerceForStore(std::move(value), *region, loc);
+  if (!stored) return;
+  Emit(MakeStore(std::move(base.expr), std::move(indices), std::move(stored),
+                 loc));
+}
+
+}  // namespace tessera::helion_py

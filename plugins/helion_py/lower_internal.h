@@ -1,0 +1,255 @@
+// Internals of the lowering from the kernel AST to structured Tessera IR,
+// shared by lower_kernel.cpp (kernels, statements, loops), lower_expr.cpp
+// (operators, indexing, stores) and lower_calls.cpp (torch / hl / math
+// functions and tensor methods).
+//
+// A Python value during lowering is a `Val`: a compile-time constant (int,
+// float, bool, string, dtype, module path, tuple), a tile of an hl.tile
+// loop, or an IR expression with its type (`kValue`). Sizes are IR values of
+// type i64 that are either static ints or names of shape symbols; they are
+// aliases (`is_dim`) and never copied into new IR names, so that types keep
+// referring to the symbols the parameters bind.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ast.h"
+#include "tessera/diagnostics.h"
+#include "tessera/ir/ir.h"
+#include "tessera/pipeline_info.h"
+
+namespace tessera::helion_py {
+
+// Default block size of a tile dim that indexes one of the last two dims
+// of a ref (and of one that indexes none); TPU blocks are (8, 128) aligned.
+inline constexpr int64_t kMinorBlock = 128;
+// Default block size of a tile dim used only on leading (batch-like) dims.
+inline constexpr int64_t kMajorBlock = 1;
+
+enum class ValKind : uint8_t {
+  kPoison,  // an error was already reported; suppresses follow-up errors
+  kNone,
+  kInt,
+  kFloat,
+  kBool,
+  kString,
+  kDType,
+  kModule,  // a dotted path such as "torch.nn.functional" or "torch.exp"
+  kValue,   // an IR expression (scalar, tensor or ref)
+  kTile,    // a tile of an hl.tile loop
+  kTuple,   // tuples and lists (sizes, shapes, tiles, results)
+  kMethod,  // a bound method: elems[0] is self, text the method name
+  kEllipsis,
+  kSlice,  // an index `lo:hi`; elems: lower, upper (kNone when absent)
+};
+
+struct TileVal {
+  std::string name;  // IR name of the tile variable
+  int64_t block = 0;
+  int ordinal = 0;  // position among all tile dims, in lowering order
+};
+
+struct Val {
+  ValKind kind = ValKind::kPoison;
+  int64_t i = 0;
+  double f = 0;
+  bool b = false;
+  DType dtype = DType::kF32;
+  std::string text;  // string value, module path or method name
+  ExprPtr expr;      // kValue
+  bool is_dim = false;
+  TileVal tile;
+  std::vector<Val> elems;
+  bool is_list = false;
+
+  const Type& type() const { return expr->type; }
+  bool IsNumber() const {
+    return kind == ValKind::kInt || kind == ValKind::kFloat ||
+           kind == ValKind::kBool;
+  }
+  bool IsValue() const { return kind == ValKind::kValue; }
+  bool IsRef() const { return IsValue() && expr->type.is_ref(); }
+  bool IsTensor() const { return IsValue() && expr->type.is_tensor(); }
+  bool IsScalar() const { return IsValue() && expr->type.is_scalar(); }
+  double AsDouble() const {
+    return kind == ValKind::kFloat ? f : kind == ValKind::kBool ? b : double(i);
+  }
+
+  Val Clone() const;
+  static Val Poison() { return Val{}; }
+  static Val None();
+  static Val Int(int64_t v);
+  static Val Float(double v);
+  static Val Bool(bool v);
+  static Val String(std::string v);
+  static Val DTypeOf(DType d);
+  static Val Module(std::string path);
+  static Val Value(ExprPtr e, bool is_dim = false);
+  static Val Tuple(std::vector<Val> elems, bool is_list = false);
+};
+
+// One call's evaluated arguments.
+struct CallArgs {
+  std::vector<Val> positional;
+  std::vector<SourceLoc> positional_locs;
+  std::vector<std::pair<std::string, Val>> keywords;
+  std::vector<SourceLoc> keyword_locs;
+  SourceLoc loc;  // the whole call
+
+  // Argument `index` or keyword `name`; nullptr when absent.
+  const Val* Get(size_t index, std::string_view name) const;
+  SourceLoc LocOf(size_t index, std::string_view name) const;
+};
+
+class KernelLowering {
+ public:
+  KernelLowering(const KernelDef& kernel, const ParsedFile& file,
+                 const std::string& path, const PipelineInfo& pipeline,
+                 DiagnosticEngine& diagnostics);
+
+  // Lowers the kernel; nullopt when errors were reported.
+  std::optional<Function> Run();
+
+  // ---- shared by the implementation files --------------------------------
+  // Reports an error (unless evaluating quietly) and returns a poison value.
+  Val Fail(SourceLoc loc, std::string message);
+  Diagnostic* Report(SourceLoc loc, std::string message);
+  void Note(Diagnostic* diagnostic, std::string message);
+
+  Val Eval(const Node& node);
+  Val EvalAttribute(Val base, const std::string& name, SourceLoc loc);
+  Val Call(Val callee, CallArgs args);
+  Val CallFunction(const std::string& path, CallArgs& args);
+  Val CallMethod(Val self, const std::string& name, CallArgs& args);
+  Val Binary(BinaryOp op, Val lhs, Val rhs, SourceLoc loc);
+  Val CompareVals(CompareOp op, Val lhs, Val rhs, SourceLoc loc);
+  Val Subscript(const Node& node);
+
+  // Builds an op and types it with InferType; reports a mismatch at `loc`.
+  Val MakeTyped(OpKind op, std::vector<ExprPtr> operands,
+                std::vector<Attr> attrs, SourceLoc loc,
+                std::vector<Index> indices = {});
+  // An IR expression for a value: Python numbers become consts typed to
+  // match `peer` (PyTorch promotion), dims and scalars pass through.
+  ExprPtr ToExpr(const Val& value, const Type* peer, SourceLoc loc);
+  ExprPtr ToIndexExpr(const Val& value, SourceLoc loc);  // i64 scalar
+  // A Dim for a shape entry: static int, tile block or symbol (a computed
+  // size is first stored in a fresh host value).
+  std::optional<Dim> ToDim(const Val& value, SourceLoc loc);
+  std::optional<std::vector<Dim>> ToShape(const Val& value, SourceLoc loc);
+  Val DimVal(const Dim& dim);
+  std::optional<DType> ToDType(const Val& value, SourceLoc loc);
+  // Refs must be named before they can be indexed: a computed ref (a view,
+  // an allocation) is stored in a fresh value.
+  Val MaterializeRef(Val value, const std::string& hint, SourceLoc loc = {});
+
+  bool BuildIndices(const Type& base, std::vector<Val> items,
+                    std::vector<SourceLoc> item_locs, bool is_load,
+                    SourceLoc loc, std::vector<Index>& out);
+  ExprPtr CoerceForStore(Val value, const Type& region, SourceLoc loc);
+  void Store(const Node& target, Val value, SourceLoc loc);
+  void Atomic(const std::string& op, CallArgs& args);
+
+  void Emit(Stmt stmt);
+  std::string Fresh(const std::string& base);
+  // Chooses the block size of the next hl.tile dim: `block_size=` in the
+  // source, else the next config entry, else the default for this dim.
+  TileVal AllocateTileDim(const Val* explicit_block, std::optional<Dim> extent,
+                          SourceLoc loc);
+  // hl.register_block_size: the next config entry or the default (128),
+  // clamped to a static extent.
+  int64_t RegisterBlockSize(std::optional<Dim> extent);
+  bool in_device() const { return tile_depth_ > 0; }
+  bool quiet() const { return quiet_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  struct PyName {
+    std::string ir_name;
+    TypeKind kind;
+  };
+
+  bool LowerOnce();
+  void SetUpParams();
+  void RecordParamDefaults();
+  void CollectNames(const std::vector<PyStmt>& body);
+  int InferRank(const std::string& param) const;
+  void LowerBlock(const std::vector<PyStmt>& body);
+  void LowerStmt(const PyStmt& stmt);
+  void LowerFor(const PyStmt& stmt);
+  void LowerTileLoop(const PyStmt& stmt, const Node& call);
+  void LowerRangeLoop(const PyStmt& stmt, const Node& call);
+  void LowerIf(const PyStmt& stmt);
+  void LowerReturn(const PyStmt& stmt);
+  void LowerAssert(const PyStmt& stmt);
+  void Assign(const Node& target, Val value, SourceLoc loc);
+  void BindName(const std::string& name, Val value, SourceLoc loc);
+  std::string IrNameFor(const std::string& name, TypeKind kind);
+  void MaterializeLoopCarried(const std::vector<PyStmt>& body);
+  void Unify(const Val& a, const Val& b, SourceLoc loc);
+
+  const KernelDef& kernel_;
+  const ImportMap& imports_;
+  const std::map<std::string, NodePtr>& constants_;
+  std::string path_;
+  KernelSpecialization spec_;
+  bool has_spec_block_sizes_ = false;
+  DiagnosticEngine& diagnostics_;
+
+  // Per lowering pass.
+  Function function_;
+  std::unordered_map<std::string, Val> env_;
+  std::unordered_map<std::string, PyName> py_names_;
+  std::set<std::string> taken_;
+  std::set<std::string> python_names_;
+  std::set<std::string> param_symbols_;
+  std::vector<Block*> blocks_;
+  int tile_depth_ = 0;
+  int loop_depth_ = 0;
+  bool quiet_ = false;
+  bool in_assert_ = false;
+  int suppressed_errors_ = 0;  // errors a quiet pass did not report
+  bool returned_ = false;
+  size_t next_block_slot_ = 0;
+  int next_tile_ordinal_ = 0;
+  std::vector<int> tile_usage_;  // bit 0: indexes a minor dim, bit 1: major
+
+  // Across passes.
+  std::map<std::string, Dim> aliases_;       // symbol -> what it equals
+  std::map<std::string, int> symbol_order_;  // signature symbols, in order
+  std::vector<int64_t> default_blocks_;      // by tile ordinal
+  std::vector<std::optional<Dim>> tile_extents_;
+
+ public:
+  // Records how a tile dim is used to index a ref (for default blocks).
+  void NoteTileUse(int ordinal, bool minor) {
+    if (ordinal >= 0 && ordinal < static_cast<int>(tile_usage_.size())) {
+      tile_usage_[ordinal] |= minor ? 1 : 2;
+    }
+  }
+  std::unordered_map<std::string, Val>& env() { return env_; }
+  const ImportMap& imports() const { return imports_; }
+};
+
+inline bool IsIntLike(const Val& v) {
+  return v.kind == ValKind::kInt || v.kind == ValKind::kBool;
+}
+inline int64_t IntOf(const Val& v) {
+  return v.kind == ValKind::kBool ? v.b : v.i;
+}
+
+// Canonical names of the callable functions (for "did you mean").
+const std::vector<std::string>& KnownFunctions();
+// Methods of tensors (refs and values) that a kernel can call.
+const std::vector<std::string>& KnownMethods();
+// Python builtins that are callable in a kernel.
+bool IsBuiltinFunction(const std::string& name);
+// "i64", "f32[128, n]", "ref<bf16[m, k]>"; for messages.
+std::string Describe(const Val& value);
+
+}  // namespace tessera::helion_py

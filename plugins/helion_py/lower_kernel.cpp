@@ -1,0 +1,731 @@
+// Kernel-level lowering: parameters and their specialization, statements,
+// loops, block sizes. See lower_internal.h for the model of values.
+#include <algorithm>
+#include <functional>
+
+#include "fmt/format.h"
+#include "lower_internal.h"
+#include "python_literal.h"
+#include "tessera/ir/text.h"
+
+namespace tessera::helion_py {
+namespace {
+
+// How many times a kernel is re-lowered to apply what a pass learned
+// (dims proven equal by asserts, default block sizes).
+constexpr int kMaxPasses = 4;
+
+std::string DottedName(const Node& node) {
+  if (node.kind == NodeKind::kName) return node.text;
+  if (node.kind == NodeKind::kAttribute) {
+    std::string base = DottedName(*node.children[0]);
+    return base.empty() ? "" : base + "." + node.text;
+  }
+  return "";
+}
+
+void WalkNodes(const Node& node, const std::function<void(const Node&)>& fn) {
+  fn(node);
+  for (const NodePtr& child : node.children) {
+    if (child) WalkNodes(*child, fn);
+  }
+  for (const Keyword& keyword : node.keywords) {
+    if (keyword.value) WalkNodes(*keyword.value, fn);
+  }
+}
+
+void WalkStmtNodes(const std::vector<PyStmt>& body,
+                   const std::function<void(const Node&)>& fn,
+                   const std::function<void(const PyStmt&)>& on_stmt = {}) {
+  for (const PyStmt& stmt : body) {
+    if (on_stmt) on_stmt(stmt);
+    for (const NodePtr& target : stmt.targets) WalkNodes(*target, fn);
+    for (const Node* node : {stmt.target.get(), stmt.value.get(),
+                             stmt.test.get(), stmt.iter.get()}) {
+      if (node) WalkNodes(*node, fn);
+    }
+    WalkStmtNodes(stmt.body, fn, on_stmt);
+    WalkStmtNodes(stmt.orelse, fn, on_stmt);
+  }
+}
+
+Dim Substitute(const Dim& dim, const std::map<std::string, Dim>& aliases) {
+  Dim result = dim;
+  for (int guard = 0; guard < 16 && !result.is_static(); ++guard) {
+    auto it = aliases.find(result.symbol);
+    if (it == aliases.end()) break;
+    result = it->second;
+  }
+  return result;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Val
+// ---------------------------------------------------------------------------
+Val Val::Clone() const {
+  Val copy;
+  copy.kind = kind;
+  copy.i = i;
+  copy.f = f;
+  copy.b = b;
+  copy.dtype = dtype;
+  copy.text = text;
+  if (expr) copy.expr = CloneExpr(*expr);
+  copy.is_dim = is_dim;
+  copy.tile = tile;
+  copy.elems.reserve(elems.size());
+  for (const Val& elem : elems) copy.elems.push_back(elem.Clone());
+  copy.is_list = is_list;
+  return copy;
+}
+Val Val::None() {
+  Val v;
+  v.kind = ValKind::kNone;
+  return v;
+}
+Val Val::Int(int64_t value) {
+  Val v;
+  v.kind = ValKind::kInt;
+  v.i = value;
+  return v;
+}
+Val Val::Float(double value) {
+  Val v;
+  v.kind = ValKind::kFloat;
+  v.f = value;
+  return v;
+}
+Val Val::Bool(bool value) {
+  Val v;
+  v.kind = ValKind::kBool;
+  v.b = value;
+  return v;
+}
+Val Val::String(std::string value) {
+  Val v;
+  v.kind = ValKind::kString;
+  v.text = std::move(value);
+  return v;
+}
+Val Val::DTypeOf(DType d) {
+  Val v;
+  v.kind = ValKind::kDType;
+  v.dtype = d;
+  return v;
+}
+Val Val::Module(std::string path) {
+  Val v;
+  v.kind = ValKind::kModule;
+  v.text = std::move(path);
+  return v;
+}
+Val Val::Value(ExprPtr e, bool is_dim) {
+  Val v;
+  v.kind = ValKind::kValue;
+  v.expr = std::move(e);
+  v.is_dim = is_dim;
+  return v;
+}
+Val Val::Tuple(std::vector<Val> elems, bool is_list) {
+  Val v;
+  v.kind = ValKind::kTuple;
+  v.elems = std::move(elems);
+  v.is_list = is_list;
+  return v;
+}
+
+const Val* CallArgs::Get(size_t index, std::string_view name) const {
+  if (index < positional.size()) return &positional[index];
+  for (const auto& [key, value] : keywords) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
+SourceLoc CallArgs::LocOf(size_t index, std::string_view name) const {
+  if (index < positional_locs.size()) return positional_locs[index];
+  for (size_t i = 0; i < keywords.size(); ++i) {
+    if (keywords[i].first == name) return keyword_locs[i];
+  }
+  return loc;
+}
+
+// ---------------------------------------------------------------------------
+// Set-up
+// ---------------------------------------------------------------------------
+KernelLowering::KernelLowering(const KernelDef& kernel, const ParsedFile& file,
+                               const std::string& path,
+                               const PipelineInfo& pipeline,
+                               DiagnosticEngine& diagnostics)
+    : kernel_(kernel),
+      imports_(file.imports),
+      constants_(file.constants),
+      path_(path),
+      diagnostics_(diagnostics) {
+  // "*" applies to every kernel; the kernel's own entry wins per argument.
+  if (auto it = pipeline.kernels.find("*"); it != pipeline.kernels.end()) {
+    spec_ = it->second;
+  }
+  if (auto it = pipeline.kernels.find(kernel.name);
+      it != pipeline.kernels.end()) {
+    for (const auto& [name, type] : it->second.args) spec_.args[name] = type;
+    if (!it->second.block_sizes.empty()) {
+      spec_.block_sizes = it->second.block_sizes;
+    }
+  }
+}
+
+Val KernelLowering::Fail(SourceLoc loc, std::string message) {
+  Report(loc, std::move(message));
+  return Val::Poison();
+}
+
+Diagnostic* KernelLowering::Report(SourceLoc loc, std::string message) {
+  if (quiet_) {
+    if (!in_assert_) ++suppressed_errors_;
+    return nullptr;
+  }
+  return &diagnostics_.Error(path_, loc, std::move(message));
+}
+
+void KernelLowering::Note(Diagnostic* diagnostic, std::string message) {
+  if (diagnostic == nullptr) return;
+  DiagnosticEngine::AddNote(*diagnostic, "", SourceLoc{}, std::move(message));
+}
+
+void KernelLowering::Emit(Stmt stmt) {
+  blocks_.back()->stmts.push_back(std::move(stmt));
+}
+
+std::string KernelLowering::Fresh(const std::string& base) {
+  std::string name = base;
+  for (int n = 1; taken_.count(name) || python_names_.count(name); ++n) {
+    name = base + "_" + std::to_string(n);
+  }
+  taken_.insert(name);
+  return name;
+}
+
+int KernelLowering::InferRank(const std::string& param) const {
+  int exact = -1;
+  int at_least = 1;
+  auto is_param = [&](const Node& node) {
+    return node.kind == NodeKind::kName && node.text == param;
+  };
+  std::function<void(const Node&)> visit = [&](const Node& node) {
+    if (node.kind == NodeKind::kSubscript && is_param(*node.children[0])) {
+      int count = 0;
+      bool ellipsis = false;
+      for (size_t i = 1; i < node.children.size(); ++i) {
+        const Node* index = node.children[i].get();
+        if (index && index->kind == NodeKind::kNone) continue;
+        if (index && index->kind == NodeKind::kEllipsis) {
+          ellipsis = true;
+          continue;
+        }
+        ++count;
+      }
+      at_least = std::max(at_least, count);
+      (void)ellipsis;
+    }
+    // x.size(d) / x.size(-d)
+    if (node.kind == NodeKind::kCall &&
+        node.children[0]->kind == NodeKind::kAttribute &&
+        node.children[0]->text == "size" &&
+        is_param(*node.children[0]->children[0]) && node.children.size() == 2) {
+      const Node& arg = *node.children[1];
+      if (arg.kind == NodeKind::kInt) {
+        at_least = std::max<int>(at_least, static_cast<int>(std::min<int64_t>(
+                                               arg.int_value + 1, 64)));
+      } else if (arg.kind == NodeKind::kUnary &&
+                 arg.children[0]->kind == NodeKind::kInt) {
+        at_least =
+            std::max<int>(at_least, static_cast<int>(std::min<int64_t>(
+                                        arg.children[0]->int_value, 64)));
+      }
+    }
+  };
+  WalkStmtNodes(kernel_.body, visit, [&](const PyStmt& stmt) {
+    // a, b = x.size() / x.shape
+    if (stmt.kind != PyStmtKind::kAssign || stmt.targets.size() != 1) return;
+    const Node& target = *stmt.targets[0];
+    if (target.kind != NodeKind::kTuple && target.kind != NodeKind::kList)
+      return;
+    const Node* value = stmt.value.get();
+    if (value->kind == NodeKind::kCall && value->children.size() == 1) {
+      value = value->children[0].get();
+      if (value->kind != NodeKind::kAttribute || value->text != "size") return;
+    } else if (value->kind != NodeKind::kAttribute || value->text != "shape") {
+      return;
+    }
+    if (is_param(*value->children[0])) {
+      exact = static_cast<int>(target.children.size());
+    }
+  });
+  return exact > 0 ? exact : at_least;
+}
+
+// The generated host function keeps the signature's defaults (eps=1e-05),
+// so callers may omit those arguments as they would with the kernel.
+void KernelLowering::RecordParamDefaults() {
+  std::vector<std::string> defaults;
+  bool any = false;
+  for (const Param& param : kernel_.params) {
+    std::string literal;
+    if (param.default_value) {
+      if (auto text = PythonLiteral(*param.default_value, constants_)) {
+        literal = *text;
+        any = true;
+      } else {
+        Report(param.default_value->loc,
+               fmt::format("unsupported default value for kernel argument "
+                           "'{}': use a number, True/False, None, a string or "
+                           "a top-level constant",
+                           param.name));
+      }
+    }
+    defaults.push_back(std::move(literal));
+  }
+  if (any) SetAttr(function_.attrs, "defaults", std::move(defaults));
+}
+
+void KernelLowering::SetUpParams() {
+  for (const Param& param : kernel_.params) {
+    taken_.insert(param.name);
+  }
+  for (const Param& param : kernel_.params) {
+    Type type;
+    bool typed = false;
+    if (auto it = spec_.args.find(param.name); it != spec_.args.end()) {
+      auto parsed = ParseType(it->second);
+      if (!parsed.ok()) {
+        Report(param.loc, fmt::format("invalid type '{}' for argument '{}': {}",
+                                      it->second, param.name,
+                                      std::string(parsed.status().message())));
+        type = Type::Ref(DType::kF32, {});
+      } else {
+        type = *parsed;
+        if (type.is_tensor()) type.kind = TypeKind::kRef;
+        if (type.is_tile() || type.is_none()) {
+          Report(param.loc,
+                 fmt::format("argument '{}' must be a tensor or scalar "
+                             "type, got '{}'",
+                             param.name, it->second));
+          type = Type::Ref(DType::kF32, {});
+        }
+      }
+      typed = true;
+    }
+    if (!typed) {
+      std::string annotation =
+          param.annotation ? DottedName(*param.annotation) : "";
+      const Node* def = param.default_value.get();
+      if (annotation == "float" ||
+          (annotation.empty() && def && def->kind == NodeKind::kFloat)) {
+        type = Type::Scalar(DType::kF32);
+      } else if (annotation == "int" ||
+                 (annotation.empty() && def && def->kind == NodeKind::kInt)) {
+        type = Type::Scalar(DType::kI64);
+      } else if (annotation == "bool" ||
+                 (annotation.empty() && def && def->kind == NodeKind::kBool)) {
+        type = Type::Scalar(DType::kBool);
+      } else if (annotation.empty() || annotation == "Tensor" ||
+                 annotation == "torch.Tensor") {
+        std::vector<Dim> shape;
+        int rank = InferRank(param.name);
+        for (int d = 0; d < rank; ++d) {
+          std::string symbol = fmt::format("{}_d{}", param.name, d);
+          for (int n = 1; python_names_.count(symbol) || taken_.count(symbol);
+               ++n) {
+            symbol = fmt::format("{}_d{}_{}", param.name, d, n);
+          }
+          shape.push_back(Dim::Symbol(symbol));
+        }
+        type = Type::Ref(DType::kF32, std::move(shape));
+      } else {
+        Diagnostic* d =
+            Report(param.annotation->loc,
+                   fmt::format("unsupported type '{}' for kernel argument '{}'",
+                               annotation, param.name));
+        Note(d, "supported argument types: torch.Tensor, float, int, bool");
+        type = Type::Ref(DType::kF32, {});
+      }
+    }
+    for (const Dim& dim : type.shape) {
+      if (dim.is_static()) continue;
+      param_symbols_.insert(dim.symbol);
+      taken_.insert(dim.symbol);
+      symbol_order_.emplace(dim.symbol, static_cast<int>(symbol_order_.size()));
+    }
+    for (Dim& dim : type.shape) dim = Substitute(dim, aliases_);
+    function_.params.push_back(Value{param.name, type});
+    env_[param.name] = Val::Value(MakeVar(param.name, type));
+    py_names_[param.name] = PyName{param.name, type.kind};
+  }
+  RecordParamDefaults();
+  // Each shape symbol of the signature is also defined by a size query at
+  // entry (as docs/ir.md shows), so the body and the verifier see it as a
+  // value of the function.
+  std::set<std::string> defined;
+  for (const Value& param : function_.params) {
+    for (size_t d = 0; d < param.type.shape.size(); ++d) {
+      const Dim& dim = param.type.shape[d];
+      if (dim.is_static() || !defined.insert(dim.symbol).second) continue;
+      std::vector<ExprPtr> operands;
+      operands.push_back(MakeVar(param.name, param.type));
+      Emit(MakeAssign(
+          Value{dim.symbol, Type::Scalar(DType::kI64)},
+          MakeOp(OpKind::kSize, Type::Scalar(DType::kI64), std::move(operands),
+                 {Attr{"dim", static_cast<int64_t>(d)}}, kernel_.loc),
+          kernel_.loc));
+    }
+  }
+}
+
+void KernelLowering::CollectNames(const std::vector<PyStmt>& body) {
+  WalkStmtNodes(body, [&](const Node& node) {
+    if (node.kind == NodeKind::kName) python_names_.insert(node.text);
+  });
+}
+
+std::optional<Function> KernelLowering::Run() {
+  // Quiet probe passes learn what the source implies before anything is
+  // reported: sizes that asserts prove equal, and how each tile dim
+  // indexes refs (for default block sizes). The last pass reports errors.
+  for (int pass = 0; pass + 1 < kMaxPasses; ++pass) {
+    std::map<std::string, Dim> aliases_before = aliases_;
+    std::vector<int64_t> defaults_used = default_blocks_;
+    quiet_ = true;
+    LowerOnce();
+    quiet_ = false;
+    std::vector<int64_t> defaults(tile_usage_.size());
+    bool defaults_changed = false;
+    for (size_t o = 0; o < tile_usage_.size(); ++o) {
+      bool minor = (tile_usage_[o] & 1) != 0 || tile_usage_[o] == 0;
+      defaults[o] = minor ? kMinorBlock : kMajorBlock;
+      int64_t used = o < defaults_used.size() ? defaults_used[o] : kMinorBlock;
+      defaults_changed |= used != defaults[o];
+    }
+    default_blocks_ = std::move(defaults);
+    if (aliases_ == aliases_before && !defaults_changed) {
+      // The probe used exactly what a final pass would use: when it met no
+      // error its result is the answer.
+      if (suppressed_errors_ == 0) return std::move(function_);
+      break;
+    }
+  }
+  size_t errors = diagnostics_.error_count();
+  LowerOnce();
+  if (diagnostics_.error_count() != errors) return std::nullopt;
+  return std::move(function_);
+}
+
+bool KernelLowering::LowerOnce() {
+  function_ = Function{};
+  function_.name = kernel_.name;
+  function_.kind = FunctionKind::kKernel;
+  function_.loc = kernel_.loc;
+  env_.clear();
+  py_names_.clear();
+  taken_.clear();
+  python_names_.clear();
+  param_symbols_.clear();
+  blocks_ = {&function_.body};
+  tile_depth_ = 0;
+  loop_depth_ = 0;
+  returned_ = false;
+  next_block_slot_ = 0;
+  next_tile_ordinal_ = 0;
+  tile_usage_.clear();
+  tile_extents_.clear();
+  suppressed_errors_ = 0;
+  CollectNames(kernel_.body);
+  for (const Param& param : kernel_.params) python_names_.erase(param.name);
+  SetUpParams();
+  for (const auto& [name, node] : constants_) {
+    if (!env_.count(name)) env_[name] = Eval(*node);
+  }
+  LowerBlock(kernel_.body);
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Statements
+// ---------------------------------------------------------------------------
+void KernelLowering::LowerBlock(const std::vector<PyStmt>& body) {
+  for (const PyStmt& stmt : body) {
+    if (returned_) break;  // code after `return` never runs
+    LowerStmt(stmt);
+  }
+}
+
+void KernelLowering::LowerStmt(const PyStmt& stmt) {
+  switch (stmt.kind) {
+    case PyStmtKind::kPass:
+      return;
+    case PyStmtKind::kAssign: {
+      Val value = Eval(*stmt.value);
+      for (size_t t = 0; t < stmt.targets.size(); ++t) {
+        Assign(*stmt.targets[t],
+               t + 1 == stmt.targets.size() ? std::move(value) : value.Clone(),
+               stmt.loc);
+      }
+      return;
+    }
+    case PyStmtKind::kAugAssign: {
+      const Node& target = *stmt.target;
+      if (target.kind != NodeKind::kName &&
+          target.kind != NodeKind::kSubscript) {
+        Fail(target.loc,
+             "augmented assignment needs a name or a subscript as target");
+        return;
+      }
+      Val current = Eval(target);
+      Val rhs = Eval(*stmt.value);
+      SourceLoc loc = target.loc;
+      loc.length = std::max<uint32_t>(loc.length, 1);
+      Val result = Binary(stmt.aug_op, std::move(current), std::move(rhs),
+                          stmt.value->loc);
+      Assign(target, std::move(result), stmt.loc);
+      return;
+    }
+    case PyStmtKind::kExpr: {
+      const Node& value = *stmt.value;
+      if (value.kind == NodeKind::kString) return;  // docstring
+      Eval(value);
+      return;
+    }
+    case PyStmtKind::kFor:
+      LowerFor(stmt);
+      return;
+    case PyStmtKind::kIf:
+      LowerIf(stmt);
+      return;
+    case PyStmtKind::kReturn:
+      LowerReturn(stmt);
+      return;
+    case PyStmtKind::kAssert:
+      LowerAssert(stmt);
+      return;
+    case PyStmtKind::kUnsupported: {
+      SourceLoc loc = stmt.loc;
+      Diagnostic* d = Report(
+          loc, fmt::format("'{}' is not supported in a kernel", stmt.keyword));
+      Note(d,
+           "supported statements: assignment (also tuple unpacking and "
+           "+=, -=, *=, /=), 'for' over hl.tile / range, 'if', 'return', "
+           "'assert', 'pass'");
+      return;
+    }
+  }
+}
+
+void KernelLowering::Assign(const Node& target, Val value, SourceLoc loc) {
+  switch (target.kind) {
+    case NodeKind::kName:
+      BindName(target.text, std::move(value), target.loc);
+      return;
+    case NodeKind::kTuple:
+    case NodeKind::kList: {
+      if (value.kind == ValKind::kPoison) {
+        for (const NodePtr& child : target.children)
+          Assign(*child, Val::Poison(), loc);
+        return;
+      }
+      if (value.kind != ValKind::kTuple) {
+        Fail(target.loc, "cannot unpack a non-tuple value");
+        for (const NodePtr& child : target.children)
+          Assign(*child, Val::Poison(), loc);
+        return;
+      }
+      if (value.elems.size() != target.children.size()) {
+        Fail(target.loc,
+             fmt::format("cannot unpack {} values into {} targets",
+                         value.elems.size(), target.children.size()));
+        for (const NodePtr& child : target.children)
+          Assign(*child, Val::Poison(), loc);
+        return;
+      }
+      for (size_t i = 0; i < target.children.size(); ++i) {
+        Assign(*target.children[i], std::move(value.elems[i]), loc);
+      }
+      return;
+    }
+    case NodeKind::kSubscript:
+      Store(target, std::move(value), loc);
+      return;
+    default:
+      Fail(target.loc,
+           "unsupported assignment target; assign to a name, a "
+           "tuple of names or a subscript of a tensor argument");
+      return;
+  }
+}
+
+std::string KernelLowering::IrNameFor(const std::string& name, TypeKind kind) {
+  auto category = [](TypeKind k) {
+    return k == TypeKind::kRef ? 0 : k == TypeKind::kTile ? 1 : 2;
+  };
+  bool is_param = std::any_of(function_.params.begin(), function_.params.end(),
+                              [&](const Value& p) { return p.name == name; });
+  auto it = py_names_.find(name);
+  if (it != py_names_.end() && !is_param && kind != TypeKind::kRef &&
+      category(it->second.kind) == category(kind)) {
+    return it->second.ir_name;
+  }
+  // Refs are never reassigned and params/symbols are bound by the
+  // signature: a new binding of such a name gets a fresh IR name.
+  std::string ir_name;
+  if (!taken_.count(name)) {
+    ir_name = name;
+    taken_.insert(name);
+  } else {
+    std::string base = name;
+    python_names_.erase(name);  // allow name_1 even if name itself is used
+    ir_name = Fresh(base);
+    python_names_.insert(name);
+  }
+  py_names_[name] = PyName{ir_name, kind};
+  return ir_name;
+}
+
+void KernelLowering::BindName(const std::string& name, Val value,
+                              SourceLoc loc) {
+  if (value.kind == ValKind::kValue && !value.is_dim) {
+    const Type type = value.type();
+    if (type.is_ref() && value.expr->op == OpKind::kVar) {
+      env_[name] = std::move(value);  // another name for the same memory
+      return;
+    }
+    std::string ir_name = IrNameFor(name, type.kind);
+    if (value.expr->op == OpKind::kVar && value.expr->name == ir_name) return;
+    Emit(MakeAssign(Value{ir_name, type}, std::move(value.expr), loc));
+    env_[name] = Val::Value(MakeVar(ir_name, type));
+    return;
+  }
+  if (value.IsNumber()) {
+    // A name that already holds a runtime value (e.g. a loop-carried
+    // accumulator) keeps being one: the constant is stored into it.
+    auto it = env_.find(name);
+    if (it != env_.end() && it->second.IsValue() && !it->second.is_dim &&
+        !it->second.IsRef()) {
+      const Type& current = it->second.type();
+      ExprPtr constant = ToExpr(value, &current, loc);
+      if (!constant) return;
+      Type type = constant->type;
+      std::string ir_name = IrNameFor(name, type.kind);
+      Emit(MakeAssign(Value{ir_name, type}, std::move(constant), loc));
+      env_[name] = Val::Value(MakeVar(ir_name, type));
+      return;
+    }
+  }
+  env_[name] = std::move(value);
+}
+
+void KernelLowering::LowerReturn(const PyStmt& stmt) {
+  if (loop_depth_ > 0) {
+    Fail(stmt.loc,
+         "'return' inside a loop is not supported; return after "
+         "the hl.tile loop");
+    return;
+  }
+  std::vector<ExprPtr> values;
+  if (stmt.value) {
+    Val value = Eval(*stmt.value);
+    if (value.kind == ValKind::kPoison) return;
+    std::vector<Val> items;
+    if (value.kind == ValKind::kTuple) {
+      items = std::move(value.elems);
+    } else if (value.kind != ValKind::kNone) {
+      items.push_back(std::move(value));
+    }
+    for (Val& item : items) {
+      if (item.kind == ValKind::kPoison) return;
+      if (!item.IsValue()) {
+        Fail(stmt.value->loc, "a kernel returns tensors (or scalars)");
+        return;
+      }
+      if (item.IsRef())
+        item = MaterializeRef(std::move(item), "result", stmt.loc);
+      if (item.kind == ValKind::kPoison) return;
+      function_.result_types.push_back(item.type());
+      values.push_back(std::move(item.expr));
+    }
+  }
+  Emit(MakeReturn(std::move(values), stmt.loc));
+  returned_ = true;
+}
+
+void KernelLowering::Unify(const Val& a, const Val& b, SourceLoc loc) {
+  if (a.kind == ValKind::kTuple && b.kind == ValKind::kTuple) {
+    if (a.elems.size() != b.elems.size()) return;
+    for (size_t i = 0; i < a.elems.size(); ++i)
+      Unify(a.elems[i], b.elems[i], loc);
+    return;
+  }
+  auto as_dim = [](const Val& v) -> std::optional<Dim> {
+    if (v.kind == ValKind::kInt) return Dim::Static(v.i);
+    if (v.IsValue() && v.is_dim && v.expr->op == OpKind::kVar) {
+      return Dim::Symbol(v.expr->name);
+    }
+    return std::nullopt;
+  };
+  std::optional<Dim> da = as_dim(a);
+  std::optional<Dim> db = as_dim(b);
+  if (!da || !db) return;
+  da = Substitute(*da, aliases_);
+  db = Substitute(*db, aliases_);
+  if (*da == *db) return;
+  if (da->is_static() && db->is_static()) {
+    Fail(loc, fmt::format("assertion is always false: {} != {}", da->size,
+                          db->size));
+    return;
+  }
+  // Replace a parameter's symbol by what it is asserted to equal: a static
+  // size, or the symbol of the earlier parameter dim.
+  auto order = [&](const Dim& d) {
+    auto it = symbol_order_.find(d.symbol);
+    return it == symbol_order_.end() ? -1 : it->second;
+  };
+  if (da->is_static() || (!db->is_static() && order(*db) > order(*da))) {
+    std::swap(da, db);
+  }
+  // Now da is the symbol to replace (the later one, or the symbolic one).
+  if (!da->is_static() && param_symbols_.count(da->symbol)) {
+    aliases_[da->symbol] = *db;
+  }
+}
+
+void KernelLowering::LowerAssert(const PyStmt& stmt) {
+  // Asserts are host checks; those that equate sizes specialize the shape
+  // symbols (`assert k == k2` makes both one symbol). Others are ignored.
+  Block scratch;
+  blocks_.push_back(&scratch);
+  bool was_quiet = quiet_;
+  quiet_ = true;
+  in_assert_ = true;
+  std::function<void(const Node&)> visit = [&](const Node& test) {
+    if (test.kind == NodeKind::kBoolOp && test.op == 0) {
+      for (const NodePtr& child : test.children) visit(*child);
+      return;
+    }
+    if (test.kind != NodeKind::kCompare) return;
+    std::vector<Val> operands;
+    for (const NodePtr& child : test.children) operands.push_back(Eval(*child));
+    for (size_t i = 0; i < test.compare_ops.size(); ++i) {
+      if (test.compare_ops[i] != CompareOp::kEq) continue;
+      quiet_ = was_quiet;
+      in_assert_ = false;
+      Unify(operands[i], operands[i + 1], test.loc);
+      in_assert_ = true;
+      quiet_ = true;
+    }
+  };
+  visit(*stmt.test);
+  quiet_ = was_quiet;
+  in_assert_ = false;
+  blocks_.pop_back();
+}
+
+}  // namespace tessera::helion_py

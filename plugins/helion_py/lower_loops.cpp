@@ -1,0 +1,381 @@
+// Loops and block sizes: hl.tile loops (grid and inner), range loops,
+// `if`, and the choice of each tile dim's block size.
+#include <algorithm>
+#include <set>
+
+#include "fmt/format.h"
+#include "lower_internal.h"
+
+namespace tessera::helion_py {
+namespace {
+
+void CollectTargetNames(const Node& target, std::set<std::string>& out) {
+  if (target.kind == NodeKind::kName) out.insert(target.text);
+  if (target.kind == NodeKind::kTuple || target.kind == NodeKind::kList) {
+    for (const NodePtr& child : target.children)
+      CollectTargetNames(*child, out);
+  }
+}
+
+void AssignedNames(const std::vector<PyStmt>& body,
+                   std::set<std::string>& out) {
+  for (const PyStmt& stmt : body) {
+    for (const NodePtr& target : stmt.targets) CollectTargetNames(*target, out);
+    if (stmt.kind == PyStmtKind::kAugAssign)
+      CollectTargetNames(*stmt.target, out);
+    AssignedNames(stmt.body, out);
+    AssignedNames(stmt.orelse, out);
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Block sizes
+// ---------------------------------------------------------------------------
+TileVal KernelLowering::AllocateTileDim(const Val* explicit_block,
+                                        std::optional<Dim> extent,
+                                        SourceLoc loc) {
+  TileVal tile;
+  tile.ordinal = next_tile_ordinal_++;
+  tile_usage_.push_back(0);
+  tile_extents_.push_back(extent);
+  int64_t block = 0;
+  if (explicit_block && explicit_block->kind != ValKind::kNone) {
+    if (explicit_block->kind == ValKind::kInt && explicit_block->i > 0) {
+      block = explicit_block->i;
+    } else {
+      Report(loc,
+             "block_size must be a positive integer known at compile "
+             "time (a literal or hl.register_block_size)");
+      block = kMinorBlock;
+    }
+  } else if (next_block_slot_ < spec_.block_sizes.size()) {
+    block = spec_.block_sizes[next_block_slot_++];
+    if (block <= 0) {
+      Report(loc, fmt::format("configured block size {} for this hl.tile dim "
+                              "must be positive",
+                              block));
+      block = kMinorBlock;
+    }
+  } else {
+    ++next_block_slot_;
+    block = tile.ordinal < static_cast<int>(default_blocks_.size())
+                ? default_blocks_[tile.ordinal]
+                : kMinorBlock;
+  }
+  if (extent && extent->is_static() && extent->size > 0) {
+    block = std::min(block, extent->size);
+  }
+  tile.block = block;
+  return tile;
+}
+
+int64_t KernelLowering::RegisterBlockSize(std::optional<Dim> extent) {
+  int64_t block = kMinorBlock;
+  if (next_block_slot_ < spec_.block_sizes.size() &&
+      spec_.block_sizes[next_block_slot_] > 0) {
+    block = spec_.block_sizes[next_block_slot_];
+  }
+  ++next_block_slot_;
+  if (extent && extent->is_static() && extent->size > 0) {
+    block = std::min(block, extent->size);
+  }
+  return block;
+}
+
+// Python constants that a loop body reassigns must exist as IR values
+// before the loop, or each iteration would restart from the constant.
+void KernelLowering::MaterializeLoopCarried(const std::vector<PyStmt>& body) {
+  std::set<std::string> assigned;
+  AssignedNames(body, assigned);
+  for (const std::string& name : assigned) {
+    auto it = env_.find(name);
+    if (it == env_.end() || !it->second.IsNumber()) continue;
+    ExprPtr constant = ToExpr(it->second, nullptr, SourceLoc{});
+    Type type = constant->type;
+    std::string ir_name = IrNameFor(name, type.kind);
+    Emit(MakeAssign(Value{ir_name, type}, std::move(constant), kernel_.loc));
+    env_[name] = Val::Value(MakeVar(ir_name, type));
+  }
+}
+
+void KernelLowering::LowerFor(const PyStmt& stmt) {
+  const Node& iter = *stmt.iter;
+  std::string callee;
+  if (iter.kind == NodeKind::kCall) {
+    Val fn = Eval(*iter.children[0]);
+    if (fn.kind == ValKind::kPoison) return;
+    if (fn.kind == ValKind::kModule) callee = fn.text;
+  }
+  if (callee == "helion.language.tile") return LowerTileLoop(stmt, iter);
+  if (callee == "builtins.range" || callee == "helion.language.grid" ||
+      callee == "helion.language.static_range") {
+    return LowerRangeLoop(stmt, iter);
+  }
+  Diagnostic* d = Report(iter.loc,
+                         "unsupported loop: a kernel loops over "
+                         "hl.tile(...) or range(...)");
+  Note(d,
+       "supported: for tile in hl.tile(n); for tile_m, tile_n in "
+       "hl.tile([m, n]); hl.tile(begin, end); block_size=...; "
+       "for i in range(n)");
+}
+
+void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
+  CallArgs args;
+  args.loc = call.loc;
+  for (size_t i = 1; i < call.children.size(); ++i) {
+    args.positional.push_back(Eval(*call.children[i]));
+    args.positional_locs.push_back(call.children[i]->loc);
+  }
+  for (const Keyword& keyword : call.keywords) {
+    args.keywords.emplace_back(keyword.name, Eval(*keyword.value));
+    args.keyword_locs.push_back(keyword.loc);
+    if (keyword.name != "block_size") {
+      Fail(keyword.loc, fmt::format("unknown argument '{}' of hl.tile; "
+                                    "supported: block_size",
+                                    keyword.name));
+      return;
+    }
+  }
+  for (const Val& arg : args.positional) {
+    if (arg.kind == ValKind::kPoison) return;
+  }
+  const Val* block_arg =
+      args.Get(args.positional.size() == 3 ? 2 : 99, "block_size");
+  if (args.positional.empty() || args.positional.size() > 3) {
+    Fail(call.loc,
+         "hl.tile takes (sizes), (begin, end) or (begin, end, block_size)");
+    return;
+  }
+  // Each dim: begin, end and an optional explicit block size.
+  struct DimSpec {
+    Val begin, end;
+    const Val* block = nullptr;
+    SourceLoc loc;
+  };
+  std::vector<DimSpec> dims;
+  bool multi = false;
+  auto as_list = [](const Val& v) { return v.kind == ValKind::kTuple; };
+  if (args.positional.size() == 1) {
+    const Val& sizes = args.positional[0];
+    multi = as_list(sizes);
+    size_t n = multi ? sizes.elems.size() : 1;
+    for (size_t d = 0; d < n; ++d) {
+      DimSpec spec;
+      spec.begin = Val::Int(0);
+      spec.end = multi ? sizes.elems[d].Clone() : sizes.Clone();
+      spec.loc = args.positional_locs[0];
+      dims.push_back(std::move(spec));
+    }
+  } else {
+    const Val& begins = args.positional[0];
+    const Val& ends = args.positional[1];
+    multi = as_list(ends);
+    size_t n = multi ? ends.elems.size() : 1;
+    if (as_list(begins) != multi || (multi && begins.elems.size() != n)) {
+      Fail(call.loc,
+           "hl.tile(begin, end): begin and end must both be sizes "
+           "or lists of the same length");
+      return;
+    }
+    for (size_t d = 0; d < n; ++d) {
+      DimSpec spec;
+      spec.begin = multi ? begins.elems[d].Clone() : begins.Clone();
+      spec.end = multi ? ends.elems[d].Clone() : ends.Clone();
+      spec.loc = args.positional_locs[1];
+      dims.push_back(std::move(spec));
+    }
+  }
+  if (dims.empty()) {
+    Fail(call.loc, "hl.tile needs at least one dim");
+    return;
+  }
+  if (block_arg && block_arg->kind == ValKind::kTuple) {
+    if (block_arg->elems.size() != dims.size()) {
+      Fail(args.LocOf(2, "block_size"),
+           fmt::format("block_size has {} entries for {} dims",
+                       block_arg->elems.size(), dims.size()));
+      return;
+    }
+    for (size_t d = 0; d < dims.size(); ++d)
+      dims[d].block = &block_arg->elems[d];
+  } else if (block_arg) {
+    if (dims.size() != 1) {
+      Fail(args.LocOf(2, "block_size"),
+           "block_size of a multi-dim hl.tile must be a list");
+      return;
+    }
+    dims[0].block = block_arg;
+  }
+
+  // Targets.
+  const Node& target = *stmt.target;
+  std::vector<std::string> names;
+  if (target.kind == NodeKind::kName) {
+    if (!multi) {
+      names.push_back(target.text);
+    } else {
+      for (size_t d = 0; d < dims.size(); ++d) {
+        names.push_back(fmt::format("{}_{}", target.text, d));
+      }
+    }
+  } else if (target.kind == NodeKind::kTuple ||
+             target.kind == NodeKind::kList) {
+    if (target.children.size() != dims.size()) {
+      Fail(target.loc, fmt::format("hl.tile yields {} tiles, but the loop "
+                                   "unpacks {}",
+                                   dims.size(), target.children.size()));
+      return;
+    }
+    for (const NodePtr& child : target.children) {
+      if (child->kind != NodeKind::kName) {
+        Fail(child->loc, "a tile loop target must be a name");
+        return;
+      }
+      names.push_back(child->text);
+    }
+  } else {
+    Fail(target.loc, "a tile loop target must be a name or a tuple of names");
+    return;
+  }
+
+  MaterializeLoopCarried(stmt.body);
+  Stmt loop;
+  loop.kind = tessera::StmtKind::kTileLoop;
+  loop.loc = stmt.loc;
+  std::vector<Val> tiles;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    DimSpec& spec = dims[d];
+    ExprPtr begin = ToIndexExpr(spec.begin, spec.loc);
+    ExprPtr end = ToIndexExpr(spec.end, spec.loc);
+    if (!begin || !end) return;
+    std::optional<Dim> extent;
+    if (spec.begin.kind == ValKind::kInt) {
+      if (spec.end.kind == ValKind::kInt) {
+        extent = Dim::Static(spec.end.i - spec.begin.i);
+      } else if (spec.begin.i == 0 && spec.end.IsValue() &&
+                 spec.end.expr->op == OpKind::kVar) {
+        extent = Dim::Symbol(spec.end.expr->name);
+      }
+    }
+    TileVal tile = AllocateTileDim(spec.block, extent, spec.loc);
+    std::string ir_name = IrNameFor(names[d], TypeKind::kTile);
+    tile.name = ir_name;
+    Type tile_type = Type::Tile(Dim::Static(tile.block));
+    loop.vars.push_back(Value{ir_name, tile_type});
+    loop.dims.push_back(
+        LoopDim{std::move(begin), std::move(end), Dim::Static(tile.block)});
+    Val tile_val;
+    tile_val.kind = ValKind::kTile;
+    tile_val.tile = tile;
+    tiles.push_back(std::move(tile_val));
+  }
+  if (tile_depth_ == 0) SetAttr(loop.attrs, "grid", true);
+  if (target.kind == NodeKind::kName) {
+    env_[target.text] =
+        multi ? Val::Tuple(std::move(tiles)) : std::move(tiles[0]);
+  } else {
+    for (size_t d = 0; d < names.size(); ++d)
+      env_[names[d]] = std::move(tiles[d]);
+  }
+  loop.regions.resize(1);
+  blocks_.push_back(&loop.regions[0]);
+  ++tile_depth_;
+  ++loop_depth_;
+  LowerBlock(stmt.body);
+  --loop_depth_;
+  --tile_depth_;
+  blocks_.pop_back();
+  Emit(std::move(loop));
+}
+
+void KernelLowering::LowerRangeLoop(const PyStmt& stmt, const Node& call) {
+  std::vector<Val> args;
+  for (size_t i = 1; i < call.children.size(); ++i) {
+    args.push_back(Eval(*call.children[i]));
+    if (args.back().kind == ValKind::kPoison) return;
+  }
+  if (!call.keywords.empty() || args.empty() || args.size() > 3) {
+    Fail(call.loc, "range takes (end), (begin, end) or (begin, end, step)");
+    return;
+  }
+  if (stmt.target->kind != NodeKind::kName) {
+    Fail(stmt.target->loc, "a range loop target must be a name");
+    return;
+  }
+  Val begin = args.size() >= 2 ? std::move(args[0]) : Val::Int(0);
+  Val end = args.size() >= 2 ? std::move(args[1]) : std::move(args[0]);
+  int64_t step = 1;
+  if (args.size() == 3) {
+    if (args[2].kind != ValKind::kInt || args[2].i <= 0) {
+      Fail(call.children[3]->loc,
+           "the step of a range loop must be a positive "
+           "integer constant");
+      return;
+    }
+    step = args[2].i;
+  }
+  ExprPtr begin_expr = ToIndexExpr(begin, call.loc);
+  ExprPtr end_expr = ToIndexExpr(end, call.loc);
+  if (!begin_expr || !end_expr) return;
+  MaterializeLoopCarried(stmt.body);
+  Stmt loop;
+  loop.kind = tessera::StmtKind::kRangeLoop;
+  loop.loc = stmt.loc;
+  std::string ir_name = IrNameFor(stmt.target->text, TypeKind::kScalar);
+  loop.vars.push_back(Value{ir_name, Type::Scalar(DType::kI64)});
+  loop.dims.push_back(
+      LoopDim{std::move(begin_expr), std::move(end_expr), Dim::Static(step)});
+  env_[stmt.target->text] =
+      Val::Value(MakeVar(ir_name, Type::Scalar(DType::kI64)));
+  loop.regions.resize(1);
+  blocks_.push_back(&loop.regions[0]);
+  ++loop_depth_;
+  LowerBlock(stmt.body);
+  --loop_depth_;
+  blocks_.pop_back();
+  Emit(std::move(loop));
+}
+
+void KernelLowering::LowerIf(const PyStmt& stmt) {
+  Val test = Eval(*stmt.test);
+  if (test.kind == ValKind::kPoison) return;
+  if (test.IsNumber() || test.kind == ValKind::kNone ||
+      test.kind == ValKind::kString || test.kind == ValKind::kDType) {
+    bool taken = test.kind == ValKind::kString  ? !test.text.empty()
+                 : test.kind == ValKind::kDType ? true
+                 : test.kind == ValKind::kNone  ? false
+                                                : test.AsDouble() != 0;
+    LowerBlock(taken ? stmt.body : stmt.orelse);
+    return;
+  }
+  if (!test.IsScalar() || test.type().dtype != DType::kBool) {
+    Diagnostic* d = Report(stmt.test->loc,
+                           "the condition of 'if' must be a compile-time "
+                           "constant or a scalar bool");
+    Note(d, test.IsTensor() ? "a tensor condition needs torch.where"
+                            : "got a value that is neither");
+    return;
+  }
+  Stmt branch;
+  branch.kind = tessera::StmtKind::kIf;
+  branch.loc = stmt.loc;
+  branch.value = std::move(test.expr);
+  branch.regions.resize(2);
+  blocks_.push_back(&branch.regions[0]);
+  LowerBlock(stmt.body);
+  bool returned_in_then = returned_;
+  returned_ = false;
+  blocks_.back() = &branch.regions[1];
+  LowerBlock(stmt.orelse);
+  blocks_.pop_back();
+  if (returned_in_then || returned_) {
+    returned_ = false;
+    Fail(stmt.loc, "'return' inside a runtime 'if' is not supported");
+  }
+  Emit(std::move(branch));
+}
+
+}  // namespace tessera::helion_py

@@ -1,0 +1,522 @@
+// Expressions, by precedence level, down to atoms.
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+
+#include "parser_internal.h"
+
+namespace tessera::helion_py {
+namespace parser_internal {
+
+bool Parser::CheckDepth() {
+  if (depth_ <= kMaxNestingDepth) return true;
+  if (!depth_error_reported_) {
+    ErrorAt(Peek(), "expression is nested too deeply (limit " +
+                        std::to_string(kMaxNestingDepth) + ")");
+  }
+  depth_error_reported_ = true;
+  return false;
+}
+
+NodePtr Parser::MakeNode(NodeKind kind, const Token& start) {
+  auto node = std::make_unique<Node>();
+  node->kind = kind;
+  node->loc = Span(start);
+  return node;
+}
+
+NodePtr Parser::ParseTargetList() {
+  const Token& start = Peek();
+  std::vector<NodePtr> elements;
+  bool trailing_comma = false;
+  do {
+    if (Peek().IsName("in")) break;
+    NodePtr element = ParseBinary(0);  // not a comparison: `in` follows
+    if (!element) return nullptr;
+    elements.push_back(std::move(element));
+    trailing_comma = Peek().IsOp(",");
+  } while (AcceptOp(","));
+  if (elements.size() == 1 && !trailing_comma) return std::move(elements[0]);
+  NodePtr tuple = MakeNode(NodeKind::kTuple, start);
+  tuple->children = std::move(elements);
+  return tuple;
+}
+
+NodePtr Parser::ParseTestList() {
+  const Token& start = Peek();
+  NodePtr first = ParseNamedTest();
+  if (!first) return nullptr;
+  if (!Peek().IsOp(",")) return first;
+  NodePtr tuple = std::make_unique<Node>();
+  tuple->kind = NodeKind::kTuple;
+  tuple->children.push_back(std::move(first));
+  while (AcceptOp(",")) {
+    if (AtStatementEnd() || Peek().IsOp("=") || Peek().IsOp(")") ||
+        Peek().IsOp(":") || Peek().IsName("in"))
+      break;
+    NodePtr element = ParseNamedTest();
+    if (!element) return nullptr;
+    tuple->children.push_back(std::move(element));
+  }
+  tuple->loc = Span(start);
+  return tuple;
+}
+
+NodePtr Parser::ParseNamedTest() {
+  NodePtr test = ParseTest();
+  if (test && Peek().IsOp(":=")) {
+    ErrorAt(Peek(),
+            "assignment expressions (':=') are not supported in a kernel");
+    return nullptr;
+  }
+  return test;
+}
+
+NodePtr Parser::ParseTest() {
+  DepthGuard guard(depth_);
+  if (!CheckDepth()) return nullptr;
+  const Token& start = Peek();
+  if (start.IsName("lambda")) {
+    ErrorAt(start, "lambda is not supported in a kernel");
+    return nullptr;
+  }
+  NodePtr body = ParseOr();
+  if (!body) return nullptr;
+  if (!Peek().IsName("if")) return body;
+  Next();
+  NodePtr test = ParseOr();
+  if (!test) return nullptr;
+  if (!AcceptName("else")) {
+    ErrorAt(Peek(), "expected 'else' in a conditional expression");
+    return nullptr;
+  }
+  NodePtr orelse = ParseTest();
+  if (!orelse) return nullptr;
+  NodePtr node = MakeNode(NodeKind::kIfExp, start);
+  node->children.push_back(std::move(body));
+  node->children.push_back(std::move(test));
+  node->children.push_back(std::move(orelse));
+  return node;
+}
+
+NodePtr Parser::ParseBoolOp(bool is_or) {
+  DepthGuard guard(depth_);
+  if (!CheckDepth()) return nullptr;
+  const Token& start = Peek();
+  NodePtr first = is_or ? ParseBoolOp(false) : ParseNot();
+  if (!first) return nullptr;
+  std::string_view keyword = is_or ? "or" : "and";
+  if (!Peek().IsName(keyword)) return first;
+  auto node = std::make_unique<Node>();
+  node->kind = NodeKind::kBoolOp;
+  node->op = is_or ? 1 : 0;
+  node->children.push_back(std::move(first));
+  while (AcceptName(keyword)) {
+    NodePtr next = is_or ? ParseBoolOp(false) : ParseNot();
+    if (!next) return nullptr;
+    node->children.push_back(std::move(next));
+  }
+  node->loc = Span(start);
+  return node;
+}
+
+NodePtr Parser::ParseNot() {
+  DepthGuard guard(depth_);
+  if (!CheckDepth()) return nullptr;
+  const Token& start = Peek();
+  if (AcceptName("not")) {
+    NodePtr operand = ParseNot();
+    if (!operand) return nullptr;
+    NodePtr node = MakeNode(NodeKind::kUnary, start);
+    node->op = static_cast<uint8_t>(UnaryOp::kNot);
+    node->children.push_back(std::move(operand));
+    return node;
+  }
+  return ParseComparison();
+}
+
+bool Parser::AcceptCompareOp(CompareOp& op) {
+  const Token& token = Peek();
+  static constexpr std::pair<std::string_view, CompareOp> kOps[] = {
+      {"<", CompareOp::kLt},  {"<=", CompareOp::kLe}, {">", CompareOp::kGt},
+      {">=", CompareOp::kGe}, {"==", CompareOp::kEq}, {"!=", CompareOp::kNe}};
+  for (const auto& [text, value] : kOps) {
+    if (token.IsOp(text)) {
+      Next();
+      op = value;
+      return true;
+    }
+  }
+  if (token.IsName("in")) {
+    Next();
+    op = CompareOp::kIn;
+    return true;
+  }
+  if (token.IsName("not") && Peek(1).IsName("in")) {
+    pos_ += 2;
+    op = CompareOp::kNotIn;
+    return true;
+  }
+  if (token.IsName("is")) {
+    Next();
+    op = AcceptName("not") ? CompareOp::kIsNot : CompareOp::kIs;
+    return true;
+  }
+  return false;
+}
+
+NodePtr Parser::ParseComparison() {
+  const Token& start = Peek();
+  NodePtr first = ParseBinary(0);
+  if (!first) return nullptr;
+  CompareOp op;
+  if (!AcceptCompareOp(op)) return first;
+  auto node = std::make_unique<Node>();
+  node->kind = NodeKind::kCompare;
+  node->children.push_back(std::move(first));
+  do {
+    node->compare_ops.push_back(op);
+    NodePtr next = ParseBinary(0);
+    if (!next) return nullptr;
+    node->children.push_back(std::move(next));
+  } while (AcceptCompareOp(op));
+  node->loc = Span(start);
+  return node;
+}
+
+NodePtr Parser::ParseBinary(int level) {
+  DepthGuard guard(depth_);
+  if (!CheckDepth()) return nullptr;
+  struct LevelOp {
+    std::string_view text;
+    BinaryOp op;
+  };
+  static const std::vector<std::vector<LevelOp>> kLevels = {
+      {{"|", BinaryOp::kBitOr}},
+      {{"^", BinaryOp::kBitXor}},
+      {{"&", BinaryOp::kBitAnd}},
+      {{"<<", BinaryOp::kShl}, {">>", BinaryOp::kShr}},
+      {{"+", BinaryOp::kAdd}, {"-", BinaryOp::kSub}},
+      {{"*", BinaryOp::kMul},
+       {"/", BinaryOp::kDiv},
+       {"//", BinaryOp::kFloorDiv},
+       {"%", BinaryOp::kMod},
+       {"@", BinaryOp::kMatMul}},
+  };
+  if (level >= static_cast<int>(kLevels.size())) return ParseUnary();
+  const Token& start = Peek();
+  NodePtr lhs = ParseBinary(level + 1);
+  if (!lhs) return nullptr;
+  while (true) {
+    const LevelOp* matched = nullptr;
+    for (const LevelOp& op : kLevels[level]) {
+      if (Peek().IsOp(op.text)) matched = &op;
+    }
+    if (matched == nullptr) return lhs;
+    Next();
+    NodePtr rhs = ParseBinary(level + 1);
+    if (!rhs) return nullptr;
+    NodePtr node = MakeNode(NodeKind::kBinary, start);
+    node->op = static_cast<uint8_t>(matched->op);
+    node->children.push_back(std::move(lhs));
+    node->children.push_back(std::move(rhs));
+    lhs = std::move(node);
+  }
+}
+
+NodePtr Parser::ParseUnary() {
+  DepthGuard guard(depth_);
+  if (!CheckDepth()) return nullptr;
+  const Token& start = Peek();
+  UnaryOp op;
+  if (start.IsOp("-"))
+    op = UnaryOp::kNeg;
+  else if (start.IsOp("+"))
+    op = UnaryOp::kPos;
+  else if (start.IsOp("~"))
+    op = UnaryOp::kInvert;
+  else
+    return ParsePower();
+  Next();
+  NodePtr operand = ParseUnary();
+  if (!operand) return nullptr;
+  NodePtr node = MakeNode(NodeKind::kUnary, start);
+  node->op = static_cast<uint8_t>(op);
+  node->children.push_back(std::move(operand));
+  return node;
+}
+
+NodePtr Parser::ParsePower() {
+  const Token& start = Peek();
+  if (start.IsName("await")) {
+    ErrorAt(start, "'await' is not supported in a kernel");
+    return nullptr;
+  }
+  NodePtr base = ParsePrimary();
+  if (!base) return nullptr;
+  if (!AcceptOp("**")) return base;
+  NodePtr exponent = ParseUnary();
+  if (!exponent) return nullptr;
+  NodePtr node = MakeNode(NodeKind::kBinary, start);
+  node->op = static_cast<uint8_t>(BinaryOp::kPow);
+  node->children.push_back(std::move(base));
+  node->children.push_back(std::move(exponent));
+  return node;
+}
+
+NodePtr Parser::ParsePrimary() {
+  const Token& start = Peek();
+  NodePtr node = ParseAtom();
+  if (!node) return nullptr;
+  while (true) {
+    if (AcceptOp(".")) {
+      if (Peek().kind != TokenKind::kName) {
+        ErrorAt(Peek(), "expected an attribute name after '.'");
+        return nullptr;
+      }
+      Next();
+      NodePtr attribute = MakeNode(NodeKind::kAttribute, start);
+      attribute->text = std::string(last_->text);
+      attribute->children.push_back(std::move(node));
+      node = std::move(attribute);
+    } else if (AcceptOp("(")) {
+      NodePtr call = std::make_unique<Node>();
+      call->kind = NodeKind::kCall;
+      call->children.push_back(std::move(node));
+      if (!ParseArguments(*call)) return nullptr;
+      call->loc = Span(start);
+      node = std::move(call);
+    } else if (AcceptOp("[")) {
+      NodePtr subscript = std::make_unique<Node>();
+      subscript->kind = NodeKind::kSubscript;
+      subscript->children.push_back(std::move(node));
+      if (!ParseSubscripts(*subscript)) return nullptr;
+      subscript->loc = Span(start);
+      node = std::move(subscript);
+    } else {
+      return node;
+    }
+  }
+}
+
+bool Parser::ParseArguments(Node& call) {
+  DepthGuard guard(depth_);
+  if (!CheckDepth()) return false;
+  while (!Peek().IsOp(")")) {
+    if (Peek().IsOp("*") || Peek().IsOp("**")) {
+      ErrorAt(Peek(), "argument unpacking is not supported in a kernel");
+      return false;
+    }
+    if (Peek().kind == TokenKind::kName && Peek(1).IsOp("=")) {
+      Keyword keyword;
+      keyword.loc = LocOf(Peek());
+      keyword.name = std::string(Next().text);
+      Next();  // '='
+      keyword.value = ParseTest();
+      if (!keyword.value) return false;
+      call.keywords.push_back(std::move(keyword));
+    } else {
+      if (!call.keywords.empty()) {
+        ErrorAt(Peek(), "positional argument follows keyword argument");
+        return false;
+      }
+      NodePtr argument = ParseNamedTest();
+      if (!argument) return false;
+      if (Peek().IsName("for")) {
+        ErrorAt(Peek(), "generator expressions are not supported in a kernel");
+        return false;
+      }
+      call.children.push_back(std::move(argument));
+    }
+    if (!AcceptOp(",")) break;
+  }
+  return ExpectOp(")");
+}
+
+bool Parser::ParseSubscripts(Node& subscript) {
+  DepthGuard guard(depth_);
+  if (!CheckDepth()) return false;
+  while (!Peek().IsOp("]")) {
+    const Token& start = Peek();
+    NodePtr index;
+    if (!Peek().IsOp(":")) {
+      index = ParseTest();
+      if (!index) return false;
+    }
+    if (Peek().IsOp(":")) {
+      NodePtr slice = std::make_unique<Node>();
+      slice->kind = NodeKind::kSlice;
+      slice->children.resize(3);
+      slice->children[0] = std::move(index);
+      Next();
+      if (!Peek().IsOp(":") && !Peek().IsOp(",") && !Peek().IsOp("]")) {
+        slice->children[1] = ParseTest();
+        if (!slice->children[1]) return false;
+      }
+      if (AcceptOp(":") && !Peek().IsOp(",") && !Peek().IsOp("]")) {
+        slice->children[2] = ParseTest();
+        if (!slice->children[2]) return false;
+      }
+      slice->loc = Span(start);
+      index = std::move(slice);
+    }
+    subscript.children.push_back(std::move(index));
+    if (!AcceptOp(",")) break;
+  }
+  if (subscript.children.size() == 1) {
+    ErrorAt(Peek(), "expected an index");
+    return false;
+  }
+  return ExpectOp("]");
+}
+
+NodePtr Parser::ParseNumber(const Token& token) {
+  std::string text;
+  for (char c : token.text) {
+    if (c != '_') text += c;
+  }
+  NodePtr node = MakeNode(NodeKind::kInt, token);
+  bool hex =
+      text.size() > 1 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  if (!text.empty() && (text.back() == 'j' || text.back() == 'J')) {
+    ErrorAt(token, "complex numbers are not supported in a kernel");
+    return nullptr;
+  }
+  bool is_float = !hex && text.find_first_of(".eE") != std::string::npos;
+  errno = 0;
+  char* end = nullptr;
+  if (is_float) {
+    node->kind = NodeKind::kFloat;
+    node->float_value = std::strtod(text.c_str(), &end);
+  } else {
+    int base = 10;
+    const char* begin = text.c_str();
+    if (text.size() > 1 && text[0] == '0' &&
+        std::isalpha(static_cast<unsigned char>(text[1]))) {
+      char b =
+          static_cast<char>(std::tolower(static_cast<unsigned char>(text[1])));
+      base = b == 'x' ? 16 : b == 'o' ? 8 : b == 'b' ? 2 : 0;
+      begin += 2;
+    }
+    if (base == 0) {
+      ErrorAt(token, "invalid number '" + std::string(token.text) + "'");
+      return nullptr;
+    }
+    node->int_value = std::strtoll(begin, &end, base);
+  }
+  if (end == nullptr || *end != '\0' || text.empty()) {
+    ErrorAt(token, "invalid number '" + std::string(token.text) + "'");
+    return nullptr;
+  }
+  if (errno == ERANGE && !is_float) {
+    ErrorAt(token, "integer literal '" + std::string(token.text) +
+                       "' does not fit in 64 bits");
+    return nullptr;
+  }
+  return node;
+}
+
+std::string Parser::StringValue(std::string_view text) {
+  size_t quote = text.find_first_of("\"'");
+  if (quote == std::string_view::npos) return {};
+  std::string_view body = text.substr(quote);
+  size_t width =
+      body.size() >= 6 && body[1] == body[0] && body[2] == body[0] ? 3 : 1;
+  if (body.size() < 2 * width) return {};
+  return std::string(body.substr(width, body.size() - 2 * width));
+}
+
+NodePtr Parser::ParseAtom() {
+  DepthGuard guard(depth_);
+  if (!CheckDepth()) return nullptr;
+  const Token& token = Peek();
+  switch (token.kind) {
+    case TokenKind::kName: {
+      if (token.IsName("True") || token.IsName("False")) {
+        Next();
+        NodePtr node = MakeNode(NodeKind::kBool, token);
+        node->int_value = token.IsName("True") ? 1 : 0;
+        return node;
+      }
+      if (token.IsName("None")) {
+        Next();
+        return MakeNode(NodeKind::kNone, token);
+      }
+      if (IsKeyword(token.text)) {
+        ErrorAt(token, "unexpected keyword '" + std::string(token.text) + "'");
+        return nullptr;
+      }
+      Next();
+      NodePtr node = MakeNode(NodeKind::kName, token);
+      node->text = std::string(token.text);
+      return node;
+    }
+    case TokenKind::kNumber:
+      Next();
+      return ParseNumber(token);
+    case TokenKind::kString: {
+      Next();
+      NodePtr node = MakeNode(NodeKind::kString, token);
+      node->text = StringValue(token.text);
+      while (Peek().kind == TokenKind::kString) {
+        node->text += StringValue(Next().text);
+      }
+      node->loc = Span(token);
+      return node;
+    }
+    case TokenKind::kOp:
+      break;
+    default:
+      ErrorAt(token, token.kind == TokenKind::kError
+                         ? "invalid character " + Describe(token)
+                         : "expected an expression, found " + Describe(token));
+      return nullptr;
+  }
+  if (token.IsOp("...")) {
+    Next();
+    return MakeNode(NodeKind::kEllipsis, token);
+  }
+  if (token.IsOp("(") || token.IsOp("[")) {
+    bool is_list = token.IsOp("[");
+    std::string_view close = is_list ? "]" : ")";
+    Next();
+    std::vector<NodePtr> elements;
+    bool comma = false;
+    while (!Peek().IsOp(close)) {
+      if (Peek().IsOp("*")) {
+        ErrorAt(Peek(), "unpacking is not supported in a kernel");
+        return nullptr;
+      }
+      NodePtr element = ParseNamedTest();
+      if (!element) return nullptr;
+      if (Peek().IsName("for") || Peek().IsName("async")) {
+        ErrorAt(Peek(), "comprehensions are not supported in a kernel");
+        return nullptr;
+      }
+      elements.push_back(std::move(element));
+      comma = Peek().IsOp(",");
+      if (!AcceptOp(",")) break;
+    }
+    if (!ExpectOp(close)) return nullptr;
+    if (!is_list && elements.size() == 1 && !comma) {
+      NodePtr inner = std::move(elements[0]);
+      inner->loc = Span(token);  // include the parentheses
+      return inner;
+    }
+    NodePtr node =
+        MakeNode(is_list ? NodeKind::kList : NodeKind::kTuple, token);
+    node->children = std::move(elements);
+    return node;
+  }
+  if (token.IsOp("{")) {
+    ErrorAt(token, "dict and set displays are not supported in a kernel");
+    return nullptr;
+  }
+  ErrorAt(token, "expected an expression, found " + Describe(token));
+  return nullptr;
+}
+
+}  // namespace parser_internal
+}  // namespace tessera::helion_py

@@ -1,0 +1,226 @@
+// File-level parsing: imports, top-level constants, kernel decorators,
+// and skipping everything that is not a kernel.
+#include "parser.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+
+#include "parser_internal.h"
+
+namespace tessera::helion_py {
+namespace parser_internal {
+
+bool IsKeyword(std::string_view word) {
+  static constexpr std::string_view kKeywords[] = {
+      "False",  "None",   "True",    "and",      "as",       "assert", "async",
+      "await",  "break",  "class",   "continue", "def",      "del",    "elif",
+      "else",   "except", "finally", "for",      "from",     "global", "if",
+      "import", "in",     "is",      "lambda",   "nonlocal", "not",    "or",
+      "pass",   "raise",  "return",  "try",      "while",    "with",   "yield"};
+  if (word.empty() || !(std::islower(static_cast<unsigned char>(word[0])) ||
+                        word[0] == 'F' || word[0] == 'N' || word[0] == 'T')) {
+    return false;
+  }
+  for (std::string_view keyword : kKeywords) {
+    if (keyword[0] == word[0] && keyword == word) return true;
+  }
+  return false;
+}
+
+ParsedFile Parser::Run() {
+  ParsedFile file;
+  file.imports = {{"helion", "helion"},
+                  {"hl", "helion.language"},
+                  {"torch", "torch"},
+                  {"math", "math"},
+                  {"F", "torch.nn.functional"}};
+  bool kernel_decorator = false;
+  while (!AtEnd()) {
+    const Token& token = Peek();
+    if (token.kind == TokenKind::kNewline || token.kind == TokenKind::kDedent ||
+        token.kind == TokenKind::kIndent) {
+      // Stray INDENT/DEDENT at top level come from odd indentation in
+      // non-kernel code; skip them.
+      if (token.kind == TokenKind::kIndent)
+        SkipBlock();
+      else
+        ++pos_;
+      continue;
+    }
+    if (token.IsOp("@")) {
+      kernel_decorator |= IsKernelDecorator(file.imports);
+      SkipStatement();
+      continue;
+    }
+    if (token.IsName("def") && kernel_decorator) {
+      kernel_decorator = false;
+      KernelDef kernel;
+      if (ParseKernel(kernel)) file.kernels.push_back(std::move(kernel));
+      continue;
+    }
+    kernel_decorator = false;
+    if (token.IsName("import") || token.IsName("from")) {
+      ReadImport(file.imports);
+    } else if (token.kind == TokenKind::kName && Peek(1).IsOp("=")) {
+      ReadConstant(file.constants);
+    }
+    SkipStatement();
+  }
+  return file;
+}
+
+void Parser::SkipStatement() {
+  while (!AtEnd() && Peek().kind != TokenKind::kNewline) {
+    if (Peek().kind == TokenKind::kIndent) {
+      SkipBlock();
+      continue;
+    }
+    if (Peek().kind == TokenKind::kDedent) return;
+    ++pos_;
+  }
+  if (!AtEnd()) ++pos_;  // NEWLINE
+  if (Peek().kind == TokenKind::kIndent) SkipBlock();
+}
+
+void Parser::SkipBlock() {
+  int level = 0;
+  while (!AtEnd()) {
+    TokenKind kind = Next().kind;
+    if (kind == TokenKind::kIndent) ++level;
+    if (kind == TokenKind::kDedent && --level <= 0) return;
+  }
+}
+
+bool Parser::IsKernelDecorator(const ImportMap& imports) const {
+  size_t p = pos_ + 1;
+  std::string dotted;
+  while (p < tokens_.size() && tokens_[p].kind == TokenKind::kName) {
+    dotted += std::string(tokens_[p].text);
+    if (p + 1 < tokens_.size() && tokens_[p + 1].IsOp(".")) {
+      dotted += ".";
+      p += 2;
+    } else {
+      ++p;
+      break;
+    }
+  }
+  if (dotted.empty()) return false;
+  std::string head = dotted.substr(0, dotted.find('.'));
+  auto it = imports.find(head);
+  if (it == imports.end()) return false;
+  std::string canonical = it->second + dotted.substr(head.size());
+  if (canonical != "helion.kernel") return false;
+  return tokens_[p].kind == TokenKind::kNewline || tokens_[p].IsOp("(");
+}
+
+std::string Parser::ReadDotted(size_t& p) const {
+  std::string dotted;
+  while (p < tokens_.size() && tokens_[p].kind == TokenKind::kName) {
+    dotted += std::string(tokens_[p].text);
+    ++p;
+    if (!tokens_[p].IsOp(".")) break;
+    dotted += ".";
+    ++p;
+  }
+  return dotted;
+}
+
+void Parser::ReadImport(ImportMap& imports) const {
+  size_t p = pos_;
+  if (tokens_[p].IsName("import")) {
+    ++p;
+    while (tokens_[p].kind == TokenKind::kName) {
+      std::string module = ReadDotted(p);
+      if (tokens_[p].IsName("as") && tokens_[p + 1].kind == TokenKind::kName) {
+        imports[std::string(tokens_[p + 1].text)] = module;
+        p += 2;
+      } else {
+        std::string head = module.substr(0, module.find('.'));
+        imports[head] = head;
+      }
+      if (!tokens_[p].IsOp(",")) break;
+      ++p;
+    }
+    return;
+  }
+  ++p;                                                         // from
+  if (tokens_[p].IsOp(".") || tokens_[p].IsOp("...")) return;  // relative
+  std::string module = ReadDotted(p);
+  if (!tokens_[p].IsName("import")) return;
+  ++p;
+  if (tokens_[p].IsOp("(")) ++p;
+  while (tokens_[p].kind == TokenKind::kName) {
+    std::string name(tokens_[p].text);
+    ++p;
+    std::string local = name;
+    if (tokens_[p].IsName("as") && tokens_[p + 1].kind == TokenKind::kName) {
+      local = std::string(tokens_[p + 1].text);
+      p += 2;
+    }
+    imports[local] = module + "." + name;
+    if (!tokens_[p].IsOp(",")) break;
+    ++p;
+  }
+}
+
+void Parser::ReadConstant(std::map<std::string, NodePtr>& constants) {
+  size_t p = pos_ + 2;
+  bool negative = tokens_[p].IsOp("-");
+  if (negative) ++p;
+  const Token& value = tokens_[p];
+  if (tokens_[p + 1].kind != TokenKind::kNewline) return;
+  NodePtr node;
+  if (value.kind == TokenKind::kNumber) {
+    // Outside kernels nothing is reported: a malformed number is skipped.
+    node = ParseNumberQuiet(value);
+    if (node && negative) {
+      if (node->kind == NodeKind::kInt)
+        node->int_value = -node->int_value;
+      else
+        node->float_value = -node->float_value;
+    }
+  } else if (!negative && (value.IsName("True") || value.IsName("False"))) {
+    node = std::make_unique<Node>();
+    node->kind = NodeKind::kBool;
+    node->int_value = value.IsName("True") ? 1 : 0;
+  } else if (!negative && value.kind == TokenKind::kString) {
+    node = std::make_unique<Node>();
+    node->kind = NodeKind::kString;
+    node->text = StringValue(value.text);
+  }
+  if (node) constants[std::string(tokens_[pos_].text)] = std::move(node);
+}
+
+NodePtr Parser::ParseNumberQuiet(const Token& token) {
+  std::string text;
+  for (char c : token.text) {
+    if (c != '_') text += c;
+  }
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])))
+    return nullptr;
+  auto node = std::make_unique<Node>();
+  char* end = nullptr;
+  errno = 0;
+  if (text.find_first_of(".eE") != std::string::npos &&
+      text.find_first_of("xX") == std::string::npos) {
+    node->kind = NodeKind::kFloat;
+    node->float_value = std::strtod(text.c_str(), &end);
+  } else {
+    node->kind = NodeKind::kInt;
+    node->int_value = std::strtoll(text.c_str(), &end, 0);
+  }
+  if (end == nullptr || *end != '\0' || errno == ERANGE) return nullptr;
+  return node;
+}
+
+}  // namespace parser_internal
+
+ParsedFile ParseFile(std::string_view source, const std::string& path,
+                     DiagnosticEngine& diagnostics) {
+  return parser_internal::Parser(source, path, diagnostics).Run();
+}
+
+}  // namespace tessera::helion_py

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The main job: set up, build, compile every example kernel with the built-in
+# default pipeline into out/, then run one generated kernel in JAX interpret
+# mode on the CPU and print its largest error against NumPy.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh
+TESSERA="${TESSERA_BUILD_DIR:-build}/bin/tessera"
+mkdir -p out
+echo "== compiling examples/*.py with the default pipeline"
+"$TESSERA" pipeline
+for source in examples/*.py; do
+  name=$(basename "$source" .py)
+  [[ "$name" == references ]] && continue
+  start=$(date +%s%N)
+  "$TESSERA" compile "$source" -o "out/${name}_pallas.py"
+  elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  printf '  %-18s -> out/%s_pallas.py  (%d lines, %d ms incl. process start)\n' \
+    "$name" "$name" "$(wc -l < "out/${name}_pallas.py")" "$elapsed_ms"
+done
+echo "== running out/matmul_pallas.py"
+.venv/bin/python scripts/run_example.py out/matmul_pallas.py matmul

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs everything Tessera needs on a fresh Debian machine and creates the
+# Python virtual environment used by the conformance tests. Idempotent: when
+# everything is already there it only checks, in about a second.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEBIAN_PACKAGES=(
+  g++ cmake ninja-build pkg-config
+  libfmt-dev libtomlplusplus-dev libabsl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-venv
+)
+PYTHON_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 "numpy<3" pyflakes==3.2.0)
+
+missing=()
+for pkg in "${DEBIAN_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+VENV=.venv
+STAMP="$VENV/.tessera-requirements"
+wanted="${PYTHON_PACKAGES[*]}"
+if [[ ! -x "$VENV/bin/python" ]] || [[ "$(cat "$STAMP" 2>/dev/null)" != "$wanted" ]]; then
+  echo "setup: creating Python environment in $VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check "${PYTHON_PACKAGES[@]}"
+  echo "$wanted" > "$STAMP"
+fi
+echo "setup: ok"

@@ -1,0 +1,196 @@
+"""Shared checks of the conformance harness and the pattern tests.
+
+Every check runs on the CPU with JAX 0.10.2:
+  * run the kernel's host function with interpret=True and with
+    interpret=pltpu.InterpretParams() and compare to a float64 reference;
+  * export it for TPU (jax.export with platforms=["tpu"] runs Pallas's block
+    checks and the Mosaic lowering rules without a TPU);
+  * run pyflakes on the module file.
+All of them run inside an abstract mesh whose device is a TPU: emit_pipeline
+(and everything asking pltpu for the chip's tiling) fails on a CPU device with
+"Unsupported TPU device kind: cpu" without it.
+"""
+import contextlib
+import dataclasses
+import functools
+import importlib.util
+import io
+import sys
+import time
+import traceback
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental.pallas import tpu as pltpu
+from pyflakes import api as pyflakes_api
+from pyflakes import reporter as pyflakes_reporter
+
+# The TPU generation simulated while tracing on the CPU.
+ABSTRACT_DEVICE_KIND = "TPU v6e"
+
+# Per-dtype tolerances: a result passes when, elementwise,
+#   |out - ref| <= atol * max(1, max|ref|) + rtol * |ref|
+# f32: the kernels accumulate in f32 in a different order than NumPy's f64.
+# bf16: inputs are bf16 (the reference sees the same rounded values), the
+#   output is rounded to bf16 (2^-8 relative) and kernels such as attention
+#   cast intermediates (p) to bf16 before the second dot.
+TOLERANCES = {
+    "float32": {"atol": 1e-4, "rtol": 1e-4},
+    "bfloat16": {"atol": 2e-2, "rtol": 2e-2},
+}
+
+INTERPRET_MODES = {
+    "interpret": lambda: True,
+    "tpu_interpret": lambda: pltpu.InterpretParams(),
+}
+
+
+def abstract_tpu_mesh():
+    """An empty mesh whose abstract device is a TPU (see module docstring)."""
+    device = jax.sharding.AbstractDevice(
+        device_kind=ABSTRACT_DEVICE_KIND, num_cores=1, platform="tpu")
+    return jax.sharding.AbstractMesh((), (), abstract_device=device)
+
+
+@contextlib.contextmanager
+def on_abstract_tpu():
+    with jax.sharding.use_abstract_mesh(abstract_tpu_mesh()):
+        yield
+
+
+def load_module(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def dtype_name(dtype):
+    return jnp.dtype(dtype).name
+
+
+def make_inputs(arg_specs, seed):
+    """arg_specs: list of (shape, dtype). Values ~ N(0, 1), rounded to dtype.
+
+    Returns (jax arrays, float64 numpy arrays of the same rounded values)."""
+    rng = np.random.default_rng(seed)
+    arrays, exact = [], []
+    for shape, dtype in arg_specs:
+        value = jnp.asarray(rng.standard_normal(shape), dtype=dtype)
+        arrays.append(value)
+        exact.append(np.asarray(value.astype(jnp.float32), dtype=np.float64))
+    return arrays, exact
+
+
+def as_tuple(value):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+def compare(outputs, references):
+    """Returns (ok, message) comparing outputs to float64 references."""
+    outputs, references = as_tuple(outputs), as_tuple(references)
+    if len(outputs) != len(references):
+        return False, f"{len(outputs)} outputs, reference has {len(references)}"
+    worst = 0.0
+    for index, (out, ref) in enumerate(zip(outputs, references)):
+        ref = np.asarray(ref, dtype=np.float64)
+        if tuple(out.shape) != ref.shape:
+            return False, f"output {index}: shape {tuple(out.shape)} != reference {ref.shape}"
+        tol = TOLERANCES[dtype_name(out.dtype)]
+        got = np.asarray(jnp.asarray(out).astype(jnp.float32), dtype=np.float64)
+        scale = max(1.0, float(np.max(np.abs(ref))) if ref.size else 1.0)
+        allowed = tol["atol"] * scale + tol["rtol"] * np.abs(ref)
+        error = np.abs(got - ref)
+        if not np.all(np.isfinite(got)):
+            return False, f"output {index}: non-finite values"
+        ratio = float(np.max(error / allowed)) if ref.size else 0.0
+        worst = max(worst, ratio)
+        if ratio > 1.0:
+            where = np.unravel_index(np.argmax(error / allowed), ref.shape)
+            return False, (f"output {index} ({dtype_name(out.dtype)}): max err "
+                           f"{float(np.max(error)):.3g} at {tuple(int(i) for i in where)} "
+                           f"(got {got[where]:.6g}, want {ref[where]:.6g})")
+    return True, f"err/tol {worst:.2f}"
+
+
+def run_interpret(function, arrays, mode):
+    """Runs function(*arrays, interpret=<mode>) under the abstract TPU mesh."""
+    jitted = jax.jit(functools.partial(function, interpret=INTERPRET_MODES[mode]()))
+    with on_abstract_tpu():
+        return jax.block_until_ready(jitted(*arrays))
+
+
+def export_tpu(function, arrays):
+    """Lowers function for TPU from the CPU; returns the StableHLO text."""
+    structs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays]
+    with on_abstract_tpu():
+        exported = jax.export.export(jax.jit(function), platforms=["tpu"])(*structs)
+    text = exported.mlir_module()
+    if "tpu_custom_call" not in text:
+        raise AssertionError("exported module has no tpu_custom_call")
+    return text
+
+
+def pyflakes(path):
+    """Returns (ok, output) of pyflakes on path (in-process: same checks as
+    `python -m pyflakes path`, without a process start per module)."""
+    output = io.StringIO()
+    reporter = pyflakes_reporter.Reporter(output, output)
+    warnings = pyflakes_api.checkPath(str(path), reporter)
+    text = output.getvalue().strip()
+    return warnings == 0 and not text, text
+
+
+@dataclasses.dataclass
+class Cell:
+    """One check's result.
+
+    status: pass | FAIL | blocked (could not run: an earlier step failed) |
+    xfail (failed, listed in expected_failures.py) | XPASS (listed, passed)."""
+    status: str
+    detail: str = ""
+    seconds: float = 0.0
+
+
+def short_error(error):
+    """One line: the exception type and the first line of its message."""
+    message = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {message[0] if message else ''}"[:300]
+
+
+def timed(check):
+    """Runs check() -> (ok, detail); exceptions make a failing cell."""
+    start = time.perf_counter()
+    try:
+        ok, detail = check()
+    except Exception as error:  # A failing kernel must not stop the matrix.
+        ok, detail = False, short_error(error)
+        traceback.print_exc(file=sys.stderr)
+    return Cell("pass" if ok else "FAIL", detail, time.perf_counter() - start)
+
+
+def print_matrix(title, rows, columns):
+    """rows: list of (row label, {column: Cell}). Prints a text matrix."""
+    label_width = max([len(title)] + [len(label) for label, _ in rows])
+    widths = {c: max(len(c), len("blocked")) for c in columns}
+    header = title.ljust(label_width) + " | " + " | ".join(c.ljust(widths[c]) for c in columns)
+    print(header)
+    print("-" * len(header))
+    for label, cells in rows:
+        entries = []
+        for column in columns:
+            cell = cells.get(column)
+            entries.append((cell.status if cell else "-").ljust(widths[column]))
+        print(label.ljust(label_width) + " | " + " | ".join(entries))
+    print()
+    for label, cells in rows:
+        for column in columns:
+            cell = cells.get(column)
+            if cell and cell.status != "pass":
+                print(f"  {label} / {column}: {cell.status}: {cell.detail}")
+    sys.stdout.flush()
+
+
+def is_red(cell):
+    return cell.status in ("FAIL", "blocked", "XPASS")

@@ -1,0 +1,181 @@
+"""Conformance harness: compiles one example kernel with the tessera CLI under
+every launcher, dtype and test shape, and checks each generated module.
+
+usage: harness.py --kernel NAME --tessera PATH --source-dir DIR --work-dir DIR
+                  [--launcher L ...] [--dtype D ...] [--shape S ...]
+
+Cells (one row per launcher x dtype x shape):
+  compile        `tessera compile examples/NAME.py --config
+                 configs/pallas_<launcher>.toml --arg ... --emit=code -o DIR/`
+  interpret      run with interpret=True, compare to examples/references.py
+  tpu_interpret  run with interpret=pltpu.InterpretParams(), compare
+  export         jax.export for platforms=["tpu"] (block checks + Mosaic lowering)
+  pyflakes       pyflakes on the generated module
+All JAX work runs under an abstract TPU mesh (see conformance_lib). Prints the
+matrix and exits 1 on any red cell (FAIL, blocked, XPASS); expected failures
+come only from expected_failures.py.
+"""
+import argparse
+import importlib.util
+import pathlib
+import shutil
+import subprocess
+import sys
+import time
+
+import jax.numpy as jnp
+
+import conformance_lib as lib
+import expected_failures
+import kernel_table
+
+CHECKS = ("compile", "interpret", "tpu_interpret", "export", "pyflakes")
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kernel", required=True, choices=kernel_table.KERNELS)
+    parser.add_argument("--tessera", required=True, help="the tessera driver binary")
+    parser.add_argument("--source-dir", required=True, type=pathlib.Path,
+                        help="the source tree (examples/, configs/)")
+    parser.add_argument("--work-dir", required=True, type=pathlib.Path,
+                        help="where generated modules are written")
+    parser.add_argument("--launcher", action="append", choices=kernel_table.LAUNCHERS)
+    parser.add_argument("--dtype", action="append", choices=kernel_table.DTYPES)
+    parser.add_argument("--shape", action="append", choices=("even", "ragged"))
+    return parser.parse_args(argv)
+
+
+def load_reference(source_dir, kernel):
+    path = source_dir / "examples" / "references.py"
+    spec = importlib.util.spec_from_file_location("tessera_references", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, kernel)
+
+
+def compile_kernel(args, launcher, dtype, names, shapes, out_dir):
+    """Runs the tessera CLI; returns (ok, detail, generated module path)."""
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    out_dir.mkdir(parents=True)
+    command = [args.tessera, "compile", f"examples/{args.kernel}.py",
+               f"--config=configs/pallas_{launcher}.toml", "--emit=code",
+               *kernel_table.arg_flags(names, shapes, dtype), f"--output={out_dir}/"]
+    result = subprocess.run(command, cwd=args.source_dir, capture_output=True, text=True)
+    if result.returncode != 0:
+        message = (result.stderr or result.stdout).strip().splitlines()
+        first_error = next((line for line in message if "error" in line), message[0] if message else "")
+        print(f"$ {' '.join(command)}\n{result.stderr}{result.stdout}", file=sys.stderr)
+        return False, f"exit {result.returncode}: {first_error}", None
+    modules = sorted(out_dir.glob("*.py"))
+    if not modules:
+        return False, f"no .py file written to {out_dir}", None
+    defining = [m for m in modules if f"def {args.kernel}(" in m.read_text()]
+    if len(defining) != 1:
+        return False, f"{len(defining)} modules define {args.kernel}() in {out_dir}", None
+    return True, defining[0].name, defining[0]
+
+
+def check_module(kernel, module_path, arrays, expected, cells):
+    """Fills the interpret/tpu_interpret/export/pyflakes cells of one module."""
+    try:
+        module = lib.load_module(
+            module_path, "generated_" + module_path.parent.name.replace(".", "_"))
+        function = getattr(module, kernel)
+    except Exception as error:  # An unimportable module is a red row, not a crash.
+        detail = f"import: {lib.short_error(error)}"
+        for check in ("interpret", "tpu_interpret", "export"):
+            cells[check] = lib.Cell("FAIL", detail)
+        function = None
+    if function is not None:
+        for mode in ("interpret", "tpu_interpret"):
+            cells[mode] = lib.timed(lambda mode=mode: lib.compare(
+                lib.run_interpret(function, arrays, mode), expected))
+        cells["export"] = lib.timed(
+            lambda: (lib.export_tpu(function, arrays) is not None, ""))
+    cells["pyflakes"] = lib.timed(lambda: lib.pyflakes(module_path))
+
+
+def apply_expected_failures(kernel, launcher, dtype, shape, cells):
+    for check, cell in cells.items():
+        reason = expected_failures.expected_failure(kernel, launcher, dtype, shape, check)
+        if reason is None:
+            continue
+        if cell.status in ("FAIL", "blocked"):
+            cells[check] = lib.Cell("xfail", f"{reason} (was: {cell.detail})", cell.seconds)
+        else:
+            cells[check] = lib.Cell("XPASS", f"listed as expected failure: {reason}",
+                                    cell.seconds)
+
+
+def main(argv):
+    args = parse_args(argv)
+    args.source_dir = args.source_dir.resolve()
+    args.work_dir = args.work_dir.resolve()
+    problems = expected_failures.validate()
+    if problems:
+        print("expected_failures.py:\n  " + "\n  ".join(problems))
+        return 1
+    spec = kernel_table.SPECS[args.kernel]
+    launchers = args.launcher or kernel_table.LAUNCHERS
+    dtypes = [d for d in (args.dtype or spec.dtypes) if d in spec.dtypes]
+    shape_labels = args.shape or list(spec.shapes)
+    example = args.source_dir / "examples" / f"{args.kernel}.py"
+    start = time.perf_counter()
+    try:
+        names = kernel_table.kernel_parameters(example, args.kernel)
+        reference = load_reference(args.source_dir, args.kernel)
+    except Exception as error:
+        print(f"conformance_{args.kernel}: cannot set up: {lib.short_error(error)}")
+        return 1
+
+    rows = []
+    for dtype in dtypes:
+        for shape_label in shape_labels:
+            shapes = spec.shapes[shape_label]
+            if len(names) < len(shapes):
+                print(f"{example}: {args.kernel}() has {len(names)} parameters, "
+                      f"the table gives {len(shapes)} tensor shapes")
+                return 1
+            arrays, exact = lib.make_inputs([(s, jnp.dtype(dtype)) for s in shapes],
+                                            seed=len(rows))
+            try:
+                expected, reference_error = reference(*exact), None
+            except Exception as error:  # A broken reference is red, not a crash.
+                expected, reference_error = None, lib.short_error(error)
+            for launcher in launchers:
+                cells = {}
+                out_dir = args.work_dir / args.kernel / f"{launcher}.{dtype}.{shape_label}"
+                compile_start = time.perf_counter()
+                ok, detail, module_path = compile_kernel(args, launcher, dtype, names,
+                                                         shapes, out_dir)
+                cells["compile"] = lib.Cell("pass" if ok else "FAIL", detail,
+                                            time.perf_counter() - compile_start)
+                if reference_error is not None:
+                    for check in ("interpret", "tpu_interpret", "export"):
+                        cells[check] = lib.Cell("FAIL", f"reference: {reference_error}")
+                    if module_path is not None:
+                        cells["pyflakes"] = lib.timed(lambda: lib.pyflakes(module_path))
+                elif module_path is not None:
+                    check_module(args.kernel, module_path, arrays, expected, cells)
+                for check in CHECKS:
+                    cells.setdefault(check, lib.Cell("blocked", "not compiled"))
+                apply_expected_failures(args.kernel, launcher, dtype, shape_label, cells)
+                shape_text = " ".join("x".join(map(str, s)) for s in shapes)
+                label = f"{args.kernel} {launcher} {dtype} {shape_label} [{shape_text}]"
+                rows.append((label, cells))
+                print(f"  {label}: " + ", ".join(
+                    f"{c} {cells[c].status} {cells[c].seconds:.1f}s" for c in CHECKS),
+                    flush=True)
+
+    print()
+    lib.print_matrix(f"conformance {args.kernel}", rows, CHECKS)
+    red = [label for label, cells in rows if any(lib.is_red(c) for c in cells.values())]
+    elapsed = time.perf_counter() - start
+    print(f"{len(rows) - len(red)}/{len(rows)} rows green, {elapsed:.1f}s")
+    return 1 if red else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,74 @@
+"""The example kernels the conformance harness checks, with their test shapes.
+
+Shapes are small (a few blocks per dim). The frontend's default block is 128
+for a tile dim that indexes one of the last two dims of a tensor (clamped to
+the dim) and 1 for batch-like dims, so "even" uses multiples of 128 and
+"ragged" uses dims above 128 that are not (200, 300, 136, 1000): every
+ragged dim has a partial last block. The tensor
+parameters of examples/<kernel>.py are matched by position to `shapes`;
+parameters after them (scalars such as eps) keep their defaults, in the kernel
+and in examples/references.py alike.
+"""
+import ast
+import dataclasses
+import pathlib
+
+KERNELS = (
+    "add", "exp", "softmax", "matmul", "matmul_bias_gelu", "bmm", "attention",
+    "split_k_matmul", "layer_norm", "rms_norm", "row_sum", "long_sum", "geglu",
+    "swiglu",
+)
+LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
+DTYPES = ("float32", "bfloat16")
+DTYPE_SPELLING = {"float32": "f32", "bfloat16": "bf16"}
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelSpec:
+    # shape label ("even" | "ragged") -> one shape per tensor parameter.
+    shapes: dict
+    dtypes: tuple = DTYPES
+
+
+def _same(shape, count):
+    return [shape] * count
+
+
+SPECS = {
+    "add": KernelSpec({"even": _same((256, 256), 2), "ragged": _same((200, 300), 2)}),
+    "exp": KernelSpec({"even": [(256, 256)], "ragged": [(200, 300)]}),
+    "softmax": KernelSpec({"even": [(256, 256)], "ragged": [(200, 300)]}),
+    "matmul": KernelSpec({"even": [(256, 256), (256, 256)],
+                          "ragged": [(200, 200), (200, 300)]}),
+    "matmul_bias_gelu": KernelSpec({"even": [(256, 256), (256, 256), (256,)],
+                                    "ragged": [(200, 200), (200, 300), (300,)]}),
+    "bmm": KernelSpec({"even": [(2, 128, 256), (2, 256, 256)],
+                       "ragged": [(2, 200, 136), (2, 136, 200)]}),
+    "attention": KernelSpec({"even": _same((1, 2, 256, 128), 3),
+                             "ragged": _same((1, 2, 200, 64), 3)}),
+    "split_k_matmul": KernelSpec({"even": [(256, 512), (512, 256)],
+                                  "ragged": [(200, 300), (300, 200)]}),
+    "layer_norm": KernelSpec({"even": [(256, 256), (256,), (256,)],
+                              "ragged": [(200, 300), (300,), (300,)]}),
+    "rms_norm": KernelSpec({"even": [(256, 256), (256,)], "ragged": [(200, 300), (300,)]}),
+    "row_sum": KernelSpec({"even": [(256, 256)], "ragged": [(200, 300)]}),
+    "long_sum": KernelSpec({"even": [(256, 1024)], "ragged": [(200, 1000)]}),
+    "geglu": KernelSpec({"even": _same((256, 256), 2), "ragged": _same((200, 300), 2)}),
+    "swiglu": KernelSpec({"even": _same((256, 256), 2), "ragged": _same((200, 300), 2)}),
+}
+
+
+def kernel_parameters(example_path, kernel):
+    """Parameter names of `def <kernel>(...)` in the example file."""
+    tree = ast.parse(pathlib.Path(example_path).read_text(), filename=str(example_path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == kernel:
+            return [a.arg for a in node.args.posonlyargs + node.args.args]
+    raise LookupError(f"{example_path}: no function named '{kernel}'")
+
+
+def arg_flags(names, shapes, dtype):
+    """--arg flags for the tessera CLI: x=f32[64,256]."""
+    spelling = DTYPE_SPELLING[dtype]
+    return [f"--arg={name}={spelling}[{','.join(str(d) for d in shape)}]"
+            for name, shape in zip(names, shapes)]

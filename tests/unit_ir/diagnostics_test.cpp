@@ -1,0 +1,124 @@
+#include "tessera/diagnostics.h"
+
+#include "gtest/gtest.h"
+#include "tessera/options.h"
+#include "tessera/properties.h"
+
+namespace tessera {
+namespace {
+
+TEST(Diagnostics, RendersLineAndCaretSpanningTheLength) {
+  DiagnosticEngine engine;
+  engine.AddSource("k.py", "def f(x):\n    return x + yy\n");
+  Diagnostic& error =
+      engine.Error("k.py", SourceLoc{2, 16, 2}, "name 'yy' is not defined");
+  DiagnosticEngine::AddNote(error, "k.py", SourceLoc{1, 7, 1},
+                            "parameters are here");
+  EXPECT_EQ(engine.RenderAll(),
+            "k.py:2:16: error: name 'yy' is not defined\n"
+            "      return x + yy\n"
+            "                 ^~\n"
+            "k.py:1:7: note: parameters are here\n"
+            "  def f(x):\n"
+            "        ^\n");
+  EXPECT_EQ(engine.error_count(), 1u);
+  EXPECT_TRUE(engine.has_errors());
+}
+
+TEST(Diagnostics, SeveritiesUnknownFilesAndNoLocation) {
+  DiagnosticEngine engine;
+  engine.Warning("c.toml", SourceLoc{3, 1, 0}, "odd");
+  engine.Remark("", SourceLoc{}, "fyi");
+  engine.Error("", SourceLoc{}, "bad flag");
+  EXPECT_EQ(engine.RenderAll(),
+            "c.toml:3:1: warning: odd\n"
+            "remark: fyi\n"
+            "error: bad flag\n");
+  EXPECT_EQ(engine.error_count(), 1u);
+  engine.Clear();
+  EXPECT_FALSE(engine.has_errors());
+  EXPECT_TRUE(engine.diagnostics().empty());
+}
+
+TEST(Diagnostics, CaretIsClampedAndTabsAreKept) {
+  DiagnosticEngine engine;
+  engine.AddSource("t.txt", "\tab\r\nxy");
+  engine.AddSource("t.txt", "\tab\nxy");  // replaces the first text
+  engine.Error("t.txt", SourceLoc{1, 2, 50}, "long");
+  engine.Error("t.txt", SourceLoc{2, 9, 1}, "past the end");
+  engine.Error("t.txt", SourceLoc{7, 1, 1}, "no such line");
+  EXPECT_EQ(engine.RenderAll(),
+            "t.txt:1:2: error: long\n"
+            "  \tab\n"
+            "  \t^~\n"
+            "t.txt:2:9: error: past the end\n"
+            "  xy\n"
+            "    ^\n"
+            "t.txt:7:1: error: no such line\n");
+  engine.Clear();
+  engine.AddSource("e.txt", "a\n\nb");
+  engine.Error("e.txt", SourceLoc{2, 1, 1}, "empty line");
+  engine.Error("other.txt", SourceLoc{1, 1, 1}, "unknown file");
+  EXPECT_EQ(engine.RenderAll(),
+            "e.txt:2:1: error: empty line\n"
+            "  \n"
+            "  ^\n"
+            "other.txt:1:1: error: unknown file\n");
+}
+
+TEST(Diagnostics, ClosestName) {
+  std::vector<std::string> names = {"emit_pipeline", "fori_loop", "unroll"};
+  EXPECT_EQ(ClosestName("emit_pipline", names), "emit_pipeline");
+  EXPECT_EQ(ClosestName("unrol", names), "unroll");
+  EXPECT_EQ(ClosestName("fori", names), "");
+  EXPECT_EQ(ClosestName("zzzzzz", names), "");
+  EXPECT_EQ(ClosestName("x", {}), "");
+  EXPECT_EQ(ClosestName("ab", {"ac", "ab"}), "ab");
+}
+
+TEST(Properties, NamesRoundTripAndSetOperations) {
+  for (int i = 0; i < static_cast<int>(Property::kNumProperties); ++i) {
+    Property p = static_cast<Property>(i);
+    auto back = PropertyByName(PropertyName(p));
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(*back, p);
+  }
+  EXPECT_FALSE(PropertyByName("nope").has_value());
+  PropertySet set{Property::kOutlined, Property::kSSA};
+  EXPECT_EQ(set.ToString(), "ssa, outlined");
+  EXPECT_TRUE(set.ContainsAll(PropertySet{Property::kSSA}));
+  EXPECT_FALSE(set.Contains(Property::kPreBroadcast));
+  EXPECT_EQ(set.Minus(PropertySet{Property::kSSA}).ToVector(),
+            std::vector<Property>{Property::kOutlined});
+  EXPECT_EQ(PropertySet{}.ToString(), "");
+}
+
+TEST(Options, DefaultsAndTomlSpelling) {
+  std::vector<OptionSpec> specs = {
+      {"lanes", OptionType::kInt, int64_t{128}, "lanes", {}},
+      {"launcher", OptionType::kString, std::string("unroll"), "", {}},
+      {"ratio", OptionType::kFloat, 1.0, "", {}},
+      {"on", OptionType::kBool, true, "", {}},
+      {"names",
+       OptionType::kStringList,
+       std::vector<std::string>{"a", "b\"c"},
+       "",
+       {}},
+  };
+  OptionMap map = DefaultOptions(specs);
+  EXPECT_EQ(map.GetInt("lanes"), 128);
+  EXPECT_EQ(map.GetString("launcher"), "unroll");
+  EXPECT_EQ(map.GetInt("launcher", 7), 7);  // wrong type: fallback
+  EXPECT_TRUE(map.GetBool("on"));
+  EXPECT_EQ(OptionValueToString(*map.Find("lanes")), "128");
+  EXPECT_EQ(OptionValueToString(*map.Find("ratio")), "1.0");
+  EXPECT_EQ(OptionValueToString(*map.Find("on")), "true");
+  EXPECT_EQ(OptionValueToString(*map.Find("launcher")), "\"unroll\"");
+  EXPECT_EQ(OptionValueToString(*map.Find("names")), "[\"a\", \"b\\\"c\"]");
+  EXPECT_EQ(OptionValueToString(OptionValue{0.25}), "0.25");
+  EXPECT_EQ(OptionTypeName(OptionType::kStringList), "string list");
+  EXPECT_EQ(OptionTypeName(OptionType::kInt), "integer");
+}
+
+}  // namespace
+}  // namespace tessera

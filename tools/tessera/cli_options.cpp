@@ -1,0 +1,330 @@
+#include "cli_options.h"
+
+#include <string_view>
+
+#include "fmt/format.h"
+#include "tessera/diagnostics.h"
+
+namespace tessera::cli {
+namespace {
+
+constexpr unsigned kCompile = 1;
+constexpr unsigned kPlugins = 2;
+constexpr unsigned kPipeline = 4;
+constexpr unsigned kAll = kCompile | kPlugins | kPipeline;
+
+struct FlagSpec {
+  std::string_view name;        // "--timing", "-o"
+  std::string_view value_name;  // "" for a switch
+  unsigned commands;
+  std::string_view help;
+};
+
+constexpr FlagSpec kFlags[] = {
+    {"--config", "FILE", kAll,
+     "pipeline config (TOML); default: the built-in pipeline"},
+    {"-o", "OUT", kCompile,
+     "output file (directory when several files result; '-' = stdout); "
+     "default: stdout for --emit=ir, the current directory for code"},
+    {"--output", "OUT", kCompile, "same as -o"},
+    {"--emit", "ir|code", kCompile,
+     "'code' (default) runs the backend; 'ir' prints the IR after the passes"},
+    {"--passes", "A,B,...", kCompile | kPipeline,
+     "run these passes instead of the config's ('' = none)"},
+    {"--launcher", "NAME", kCompile | kPipeline,
+     "set the backend option 'launcher'"},
+    {"--arg", "NAME=TYPE", kCompile | kPipeline,
+     "argument type for every kernel, e.g. x=bf16[1024,512] (repeatable)"},
+    {"--plugin-path", "PATH", kAll,
+     "load plugins from this file or directory first (repeatable)"},
+    {"--print-ir-after-all", "", kCompile, "print the IR after every pass"},
+    {"--print-ir-after", "PASS", kCompile,
+     "print the IR after the named passes (repeatable, comma-separated)"},
+    {"--timing", "", kCompile, "report the wall time of each step"},
+    {"--no-verify-each", "", kCompile,
+     "do not verify the IR and its properties after each pass"},
+    {"--verify-roundtrip", "", kCompile,
+     "check print -> parse -> structural equality after every pass"},
+    {"--verbose", "", kAll, "say what is loaded and run"},
+    {"--help", "", kAll, "show this help"},
+};
+
+std::vector<std::string> SplitList(std::string_view text) {
+  std::vector<std::string> items;
+  if (text.empty()) return items;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    std::string_view item = text.substr(start, comma - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    items.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
+unsigned CommandBit(Command command) {
+  switch (command) {
+    case Command::kCompile:
+      return kCompile;
+    case Command::kPlugins:
+      return kPlugins;
+    case Command::kPipeline:
+      return kPipeline;
+    case Command::kNone:
+      break;
+  }
+  return 0;
+}
+
+std::string FlagHelp(unsigned bit) {
+  std::string text = "options:\n";
+  for (const FlagSpec& flag : kFlags) {
+    if ((flag.commands & bit) == 0) continue;
+    std::string spelled(flag.name);
+    if (!flag.value_name.empty()) {
+      spelled +=
+          (flag.name.size() == 2 ? " " : "=") + std::string(flag.value_name);
+    }
+    text += fmt::format("  {:<26} {}\n", spelled, flag.help);
+  }
+  return text;
+}
+
+// Applies one flag; returns an error message or "".
+std::string Apply(const FlagSpec& flag, const std::string& value,
+                  CliOptions& options) {
+  const std::string_view name = flag.name;
+  if (name == "--config") {
+    options.config = value;
+  } else if (name == "-o" || name == "--output") {
+    if (value.empty()) return fmt::format("{} needs a path", name);
+    options.output = value;
+  } else if (name == "--emit") {
+    if (value == "ir") {
+      options.emit = EmitKind::kIr;
+    } else if (value == "code") {
+      options.emit = EmitKind::kCode;
+    } else {
+      return fmt::format("--emit must be 'ir' or 'code', got '{}'", value);
+    }
+  } else if (name == "--passes") {
+    std::vector<std::string> passes = SplitList(value);
+    for (const std::string& pass : passes) {
+      if (pass.empty())
+        return fmt::format("empty pass name in --passes '{}'", value);
+    }
+    options.overrides.passes = std::move(passes);
+  } else if (name == "--launcher") {
+    options.overrides.launcher = value;
+  } else if (name == "--arg") {
+    const size_t equals = value.find('=');
+    if (equals == std::string::npos || equals == 0 ||
+        equals + 1 == value.size()) {
+      return fmt::format(
+          "--arg expects NAME=TYPE (e.g. x=bf16[1024,512]), got '{}'", value);
+    }
+    options.overrides.args.emplace_back(value.substr(0, equals),
+                                        value.substr(equals + 1));
+  } else if (name == "--plugin-path") {
+    options.plugin_paths.push_back(value);
+  } else if (name == "--print-ir-after-all") {
+    options.print_ir_after_all = true;
+  } else if (name == "--print-ir-after") {
+    for (std::string& pass : SplitList(value)) {
+      if (pass.empty()) return "empty pass name in --print-ir-after";
+      options.print_ir_after.push_back(std::move(pass));
+    }
+  } else if (name == "--timing") {
+    options.timing = true;
+  } else if (name == "--no-verify-each") {
+    options.verify_each = false;
+  } else if (name == "--verify-roundtrip") {
+    options.verify_roundtrip = true;
+  } else if (name == "--verbose") {
+    options.overrides.verbose = true;
+  } else if (name == "--help") {
+    options.show_help = true;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string CommandName(Command command) {
+  switch (command) {
+    case Command::kCompile:
+      return "compile";
+    case Command::kPlugins:
+      return "plugins";
+    case Command::kPipeline:
+      return "pipeline";
+    case Command::kNone:
+      break;
+  }
+  return "";
+}
+
+std::string HelpText(Command command) {
+  switch (command) {
+    case Command::kCompile:
+      return "usage: tessera compile INPUT [options]\n\n"
+             "Compiles INPUT (a kernel file read by a frontend plugin, or "
+             ".tir\n"
+             "textual IR) through the pipeline's passes and backend.\n\n" +
+             FlagHelp(kCompile);
+    case Command::kPlugins:
+      return "usage: tessera plugins [options]\n\n"
+             "Lists the loaded plugins: name, version, file, and the\n"
+             "frontends, passes and backends each registers.\n\n" +
+             FlagHelp(kPlugins);
+    case Command::kPipeline:
+      return "usage: tessera pipeline [--config FILE] [options]\n\n"
+             "Prints the resolved pipeline (as TOML), every option with its\n"
+             "value.\n\n" +
+             FlagHelp(kPipeline);
+    case Command::kNone:
+      break;
+  }
+  return "usage: tessera <command> [options]\n\n"
+         "commands:\n"
+         "  compile INPUT   compile a kernel or a .tir file\n"
+         "  plugins         list the loaded plugins and what they provide\n"
+         "  pipeline        print the resolved pipeline\n\n"
+         "  tessera <command> --help   help of one command\n"
+         "  tessera --version          print the version\n\n"
+         "exit codes: 0 success, 1 user error (with a diagnostic), 2 internal "
+         "error\n";
+}
+
+CliOptions ParseCommandLine(const std::vector<std::string>& args,
+                            std::string& error) {
+  CliOptions options;
+  error.clear();
+  size_t i = 0;
+  // Leading global flags.
+  for (; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") {
+      options.show_help = true;
+    } else if (args[i] == "--version") {
+      options.show_version = true;
+    } else {
+      break;
+    }
+  }
+  if (i == args.size()) {
+    if (!options.show_help && !options.show_version) {
+      error = "no command given (try 'tessera --help')";
+    }
+    return options;
+  }
+  const std::string& command = args[i++];
+  static const std::vector<std::string> kCommands = {"compile", "plugins",
+                                                     "pipeline", "help"};
+  if (command == "compile") {
+    options.command = Command::kCompile;
+  } else if (command == "plugins") {
+    options.command = Command::kPlugins;
+  } else if (command == "pipeline") {
+    options.command = Command::kPipeline;
+  } else if (command == "help") {
+    options.show_help = true;
+    if (i < args.size()) {
+      const std::string& topic = args[i++];
+      if (topic == "compile")
+        options.command = Command::kCompile;
+      else if (topic == "plugins")
+        options.command = Command::kPlugins;
+      else if (topic == "pipeline")
+        options.command = Command::kPipeline;
+      else
+        error = fmt::format("no help for unknown command '{}'", topic);
+    }
+    return options;
+  } else {
+    error = fmt::format("unknown command '{}'", command);
+    const std::string closest = ClosestName(command, kCommands);
+    if (!closest.empty())
+      error += fmt::format("; did you mean '{}'?", closest);
+    else
+      error += " (commands: compile, plugins, pipeline)";
+    return options;
+  }
+
+  const unsigned bit = CommandBit(options.command);
+  std::vector<std::string> positional;
+  for (; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.size() < 2 || arg[0] != '-') {
+      positional.push_back(arg);
+      continue;
+    }
+    if (arg == "-h") {
+      options.show_help = true;
+      continue;
+    }
+    std::string name = arg;
+    std::optional<std::string> value;
+    if (arg.rfind("--", 0) == 0) {
+      const size_t equals = arg.find('=');
+      if (equals != std::string::npos) {
+        name = arg.substr(0, equals);
+        value = arg.substr(equals + 1);
+      }
+    }
+    const FlagSpec* flag = nullptr;
+    std::vector<std::string> known;
+    for (const FlagSpec& candidate : kFlags) {
+      if ((candidate.commands & bit) != 0) known.emplace_back(candidate.name);
+      if (candidate.name == name) flag = &candidate;
+    }
+    if (flag == nullptr || (flag->commands & bit) == 0) {
+      error = flag == nullptr
+                  ? fmt::format("unknown option '{}' for 'tessera {}'", name,
+                                command)
+                  : fmt::format("option '{}' does not apply to 'tessera {}'",
+                                name, command);
+      const std::string closest = ClosestName(name, known);
+      if (!closest.empty())
+        error += fmt::format("; did you mean '{}'?", closest);
+      return options;
+    }
+    if (flag->value_name.empty()) {
+      if (value) {
+        error = fmt::format("option '{}' takes no value", name);
+        return options;
+      }
+      value = "";
+    } else if (!value) {
+      if (i + 1 >= args.size()) {
+        error = fmt::format("option '{}' expects a value ({})", name,
+                            flag->value_name);
+        return options;
+      }
+      value = args[++i];
+    }
+    error = Apply(*flag, *value, options);
+    if (!error.empty()) return options;
+  }
+  if (options.show_help) return options;
+
+  if (options.command == Command::kCompile) {
+    if (positional.empty()) {
+      error = "'tessera compile' needs an INPUT file";
+    } else if (positional.size() > 1) {
+      error =
+          fmt::format("'tessera compile' takes one INPUT, got '{}' and '{}'",
+                      positional[0], positional[1]);
+    } else {
+      options.input = positional[0];
+    }
+  } else if (!positional.empty()) {
+    error = fmt::format("unexpected argument '{}' for 'tessera {}'",
+                        positional[0], command);
+  }
+  return options;
+}
+
+}  // namespace tessera::cli

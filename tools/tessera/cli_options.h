@@ -1,0 +1,44 @@
+// The `tessera` command line: commands, flags and their help texts. Parsing
+// is hand-written so that every mistake gets one clear message (with "did
+// you mean" for a mistyped flag).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "driver/pipeline_resolution.h"
+
+namespace tessera::cli {
+
+enum class Command { kNone, kCompile, kPlugins, kPipeline };
+enum class EmitKind { kIr, kCode };
+
+struct CliOptions {
+  Command command = Command::kNone;
+  bool show_help = false;     // --help (of `command`, or general)
+  bool show_version = false;  // --version
+
+  std::string input;  // compile
+  std::optional<std::string> config;
+  std::optional<std::string> output;  // -o
+  std::vector<std::string> plugin_paths;
+  PipelineOverrides overrides;
+  bool print_ir_after_all = false;
+  std::vector<std::string> print_ir_after;
+  bool timing = false;
+  EmitKind emit = EmitKind::kCode;
+  bool verify_each = true;
+  bool verify_roundtrip = false;
+};
+
+// Parses the arguments after the program name. On a usage error, `error`
+// is set to a one-line message and the options are unusable.
+CliOptions ParseCommandLine(const std::vector<std::string>& args,
+                            std::string& error);
+
+// The help text of `command` (kNone: the general usage).
+std::string HelpText(Command command);
+std::string CommandName(Command command);  // "compile", ...
+
+}  // namespace tessera::cli

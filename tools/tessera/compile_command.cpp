@@ -1,0 +1,284 @@
+// `tessera compile`: input -> (frontend | .tir parser) -> passes -> IR or
+// backend output.
+#include <chrono>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "driver/pass_manager.h"
+#include "driver/pipeline_resolution.h"
+#include "fmt/format.h"
+#include "session.h"
+#include "tessera/ir/text.h"
+
+namespace tessera::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Maps a plugin call's failure to the driver's convention: diagnostics
+// reported -> user error; none -> internal error.
+absl::Status CheckPluginStatus(const absl::Status& status,
+                               std::string_view what, size_t errors_before,
+                               const DiagnosticEngine& diagnostics) {
+  if (status.ok() && diagnostics.error_count() == errors_before) {
+    return absl::OkStatus();
+  }
+  if (diagnostics.error_count() != errors_before) {
+    return status.ok() ? absl::InvalidArgumentError("errors reported") : status;
+  }
+  return absl::InternalError(fmt::format("{} failed without a diagnostic: {}",
+                                         what, status.ToString()));
+}
+
+absl::Status WriteFile(const fs::path& path, const std::string& contents,
+                       DiagnosticEngine& diagnostics) {
+  std::ofstream stream(path, std::ios::binary);
+  stream << contents;
+  stream.close();
+  if (!stream) {
+    diagnostics.Error("", {}, fmt::format("cannot write '{}'", path.string()));
+    return absl::InvalidArgumentError("cannot write output");
+  }
+  return absl::OkStatus();
+}
+
+// A backend-suggested name must stay inside the output directory.
+bool IsPlainFileName(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." &&
+         name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos;
+}
+
+absl::Status WriteEmittedFiles(const std::vector<EmittedFile>& files,
+                               const CliOptions& options,
+                               DiagnosticEngine& diagnostics) {
+  for (const EmittedFile& file : files) {
+    if (!IsPlainFileName(file.name)) {
+      return absl::InternalError(fmt::format(
+          "the backend emitted a file with an invalid name '{}'", file.name));
+    }
+  }
+  if (files.empty()) {
+    diagnostics.Warning("", {}, "the backend emitted no files");
+    return absl::OkStatus();
+  }
+  if (options.output && *options.output == "-") {
+    for (const EmittedFile& file : files) {
+      if (files.size() > 1) std::cout << "# ---- " << file.name << " ----\n";
+      std::cout << file.contents;
+    }
+    std::cout << std::flush;
+    return absl::OkStatus();
+  }
+  fs::path directory = ".";
+  if (options.output) {
+    const std::string& output = *options.output;
+    std::error_code error;
+    const bool is_directory = fs::is_directory(output, error) ||
+                              output.back() == '/' || files.size() > 1;
+    if (!is_directory) {
+      return WriteFile(output, files.front().contents, diagnostics);
+    }
+    directory = output;
+    fs::create_directories(directory, error);
+    if (error) {
+      diagnostics.Error("", {},
+                        fmt::format("cannot create output directory '{}': {}",
+                                    output, error.message()));
+      return absl::InvalidArgumentError("cannot write output");
+    }
+  }
+  for (const EmittedFile& file : files) {
+    absl::Status status =
+        WriteFile(directory / file.name, file.contents, diagnostics);
+    if (!status.ok()) return status;
+    if (options.overrides.verbose) {
+      std::cerr << "tessera: wrote " << (directory / file.name).string()
+                << "\n";
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Module> ParseInput(const CliOptions& options,
+                                  const ResolvedPipeline& pipeline,
+                                  const std::string& text, bool is_tir,
+                                  Session& session) {
+  DiagnosticEngine& diagnostics = session.diagnostics;
+  const size_t errors_before = diagnostics.error_count();
+  if (is_tir) {
+    absl::StatusOr<Module> module =
+        ParseModule(text, options.input, diagnostics);
+    absl::Status status = CheckPluginStatus(module.status(), "the .tir parser",
+                                            errors_before, diagnostics);
+    if (!status.ok()) return status;
+    return module;
+  }
+  const FrontendInfo& info = *pipeline.frontend;
+  std::unique_ptr<Frontend> frontend = info.create();
+  if (frontend == nullptr) {
+    return absl::InternalError(
+        fmt::format("the factory of frontend '{}' returned null", info.name));
+  }
+  FrontendContext context(diagnostics, pipeline.frontend_options,
+                          pipeline.info);
+  absl::StatusOr<Module> module = absl::UnknownError("not run");
+  try {
+    module = frontend->Parse(options.input, text, context);
+  } catch (const std::exception& exception) {
+    return absl::InternalError(fmt::format(
+        "frontend '{}' threw an exception: {}", info.name, exception.what()));
+  } catch (...) {
+    return absl::InternalError(
+        fmt::format("frontend '{}' threw an exception", info.name));
+  }
+  absl::Status status = CheckPluginStatus(
+      module.status(), fmt::format("frontend '{}'", info.name), errors_before,
+      diagnostics);
+  if (!status.ok()) return status;
+  return module;
+}
+
+absl::StatusOr<std::vector<EmittedFile>> RunBackend(
+    const Module& module, const ResolvedPipeline& pipeline, Session& session) {
+  DiagnosticEngine& diagnostics = session.diagnostics;
+  const BackendInfo& info = *pipeline.backend;
+  const PropertySet missing = info.required.Minus(module.properties);
+  if (!missing.empty()) {
+    diagnostics.Error(
+        "", {},
+        fmt::format(
+            "backend '{}' requires '{}', which the module does not "
+            "have after the passes (it has: {}); add the passes that "
+            "produce it",
+            info.name, missing.ToString(),
+            module.properties.empty() ? "none" : module.properties.ToString()));
+    return absl::FailedPreconditionError("missing backend properties");
+  }
+  std::unique_ptr<Backend> backend = info.create();
+  if (backend == nullptr) {
+    return absl::InternalError(
+        fmt::format("the factory of backend '{}' returned null", info.name));
+  }
+  BackendContext context(diagnostics, pipeline.info.backend_options,
+                         pipeline.info);
+  const size_t errors_before = diagnostics.error_count();
+  absl::StatusOr<std::vector<EmittedFile>> files =
+      absl::UnknownError("not run");
+  try {
+    files = backend->Emit(module, context);
+  } catch (const std::exception& exception) {
+    return absl::InternalError(fmt::format(
+        "backend '{}' threw an exception: {}", info.name, exception.what()));
+  } catch (...) {
+    return absl::InternalError(
+        fmt::format("backend '{}' threw an exception", info.name));
+  }
+  absl::Status status =
+      CheckPluginStatus(files.status(), fmt::format("backend '{}'", info.name),
+                        errors_before, diagnostics);
+  if (!status.ok()) return status;
+  return files;
+}
+
+absl::Status CheckPrintAfterNames(const CliOptions& options,
+                                  const ResolvedPipeline& pipeline,
+                                  DiagnosticEngine& diagnostics) {
+  bool ok = true;
+  for (const std::string& name : options.print_ir_after) {
+    bool found = false;
+    for (const std::string& pass : pipeline.info.passes) found |= pass == name;
+    if (found) continue;
+    std::string message =
+        fmt::format("--print-ir-after: pass '{}' is not in the pipeline", name);
+    const std::string closest = ClosestName(name, pipeline.info.passes);
+    if (!closest.empty())
+      message += fmt::format("; did you mean '{}'?", closest);
+    diagnostics.Error("", {}, std::move(message));
+    ok = false;
+  }
+  return ok ? absl::OkStatus()
+            : absl::InvalidArgumentError("bad --print-ir-after");
+}
+
+}  // namespace
+
+absl::Status RunCompile(const CliOptions& options, Session& session) {
+  DiagnosticEngine& diagnostics = session.diagnostics;
+  absl::Status status = LoadConfigAndPlugins(options, session);
+  if (!status.ok()) return status;
+
+  absl::StatusOr<std::string> text = ReadTextFile(options.input);
+  if (!text.ok()) {
+    diagnostics.Error("", {},
+                      fmt::format("cannot read input: {}",
+                                  std::string(text.status().message())));
+    return text.status();
+  }
+  diagnostics.AddSource(options.input, *text);
+  const bool is_tir = fs::path(options.input).extension() == ".tir";
+
+  ResolveRequest request;
+  request.input_path = is_tir ? "" : options.input;
+  request.need_frontend = !is_tir;
+  request.need_backend = options.emit == EmitKind::kCode;
+  absl::StatusOr<ResolvedPipeline> pipeline =
+      ResolvePipeline(session.config, options.overrides, session.registry,
+                      request, diagnostics);
+  if (!pipeline.ok()) return pipeline.status();
+  status = CheckPrintAfterNames(options, *pipeline, diagnostics);
+  if (!status.ok()) return status;
+
+  std::vector<TimingEntry> timings;
+  Clock::time_point start = Clock::now();
+  absl::StatusOr<Module> module =
+      ParseInput(options, *pipeline, *text, is_tir, session);
+  if (!module.ok()) return module.status();
+  timings.push_back(TimingEntry{
+      is_tir ? std::string("parse .tir")
+             : fmt::format("frontend '{}'", pipeline->frontend->name),
+      Clock::now() - start});
+
+  PassManagerOptions pm_options;
+  pm_options.verify_each = options.verify_each;
+  pm_options.verify_roundtrip = options.verify_roundtrip;
+  pm_options.print_ir_after_all = options.print_ir_after_all;
+  pm_options.print_ir_after = options.print_ir_after;
+  pm_options.timing = options.timing;
+  PassManager pass_manager(pm_options);
+  for (ResolvedPass& pass : pipeline->passes) pass_manager.AddPass(pass);
+  if (options.overrides.verbose) {
+    std::cerr << fmt::format("tessera: running {} pass(es)\n",
+                             pipeline->passes.size());
+  }
+  status = pass_manager.Run(*module, pipeline->info, diagnostics);
+  for (const TimingEntry& entry : pass_manager.timings()) {
+    timings.push_back(entry);
+  }
+  if (status.ok()) {
+    if (options.emit == EmitKind::kIr) {
+      const std::string ir = PrintModule(*module);
+      if (options.output && *options.output != "-") {
+        status = WriteFile(*options.output, ir, diagnostics);
+      } else {
+        std::cout << ir << std::flush;
+      }
+    } else {
+      start = Clock::now();
+      absl::StatusOr<std::vector<EmittedFile>> files =
+          RunBackend(*module, *pipeline, session);
+      timings.push_back(
+          TimingEntry{fmt::format("backend '{}'", pipeline->backend->name),
+                      Clock::now() - start});
+      status = files.ok() ? WriteEmittedFiles(*files, options, diagnostics)
+                          : files.status();
+    }
+  }
+  if (options.timing) std::cerr << FormatTimingReport(timings);
+  return status;
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,70 @@
+// The `tessera` driver. Exit codes: 0 success, 1 a user error (reported as
+// a diagnostic), 2 an internal error.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli_options.h"
+#include "session.h"
+
+namespace tessera::cli {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitUserError = 1;
+constexpr int kExitInternalError = 2;
+
+int Main(const std::vector<std::string>& args) {
+  std::string error;
+  const CliOptions options = ParseCommandLine(args, error);
+  if (!error.empty()) {
+    std::cerr << "tessera: error: " << error << "\n";
+    return kExitUserError;
+  }
+  if (options.show_help) {
+    std::cout << HelpText(options.command);
+    return kExitOk;
+  }
+  if (options.show_version && options.command == Command::kNone) {
+    std::cout << "tessera " << TESSERA_VERSION << "\n";
+    return kExitOk;
+  }
+
+  Session session;
+  absl::Status status;
+  switch (options.command) {
+    case Command::kCompile:
+      status = RunCompile(options, session);
+      break;
+    case Command::kPlugins:
+      status = RunPlugins(options, session);
+      break;
+    case Command::kPipeline:
+      status = RunPipeline(options, session);
+      break;
+    case Command::kNone:
+      break;
+  }
+  std::cerr << session.diagnostics.RenderAll() << std::flush;
+  if (status.ok() && !session.diagnostics.has_errors()) return kExitOk;
+  if (session.diagnostics.has_errors()) return kExitUserError;
+  std::cerr << "tessera: internal error: " << status.message() << "\n";
+  return kExitInternalError;
+}
+
+}  // namespace
+}  // namespace tessera::cli
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    return tessera::cli::Main(args);
+  } catch (const std::exception& exception) {
+    std::cerr << "tessera: internal error: uncaught exception: "
+              << exception.what() << "\n";
+  } catch (...) {
+    std::cerr << "tessera: internal error: uncaught exception\n";
+  }
+  return 2;
+}

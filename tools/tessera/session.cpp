@@ -1,0 +1,58 @@
+#include "session.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "fmt/format.h"
+
+namespace tessera::cli {
+
+absl::Status LoadConfigAndPlugins(const CliOptions& options, Session& session) {
+  DiagnosticEngine& diagnostics = session.diagnostics;
+  absl::StatusOr<PipelineConfig> config;
+  if (options.config) {
+    config = LoadPipelineConfigFile(*options.config, diagnostics);
+  } else {
+    diagnostics.AddSource(kBuiltinConfigName, kDefaultPipelineToml);
+    config = ParsePipelineConfig(kDefaultPipelineToml, kBuiltinConfigName, "",
+                                 diagnostics);
+  }
+  if (!config.ok()) return config.status();
+  session.config = std::move(*config);
+
+  std::vector<PluginSearchEntry> command_line;
+  for (const std::string& path : options.plugin_paths) {
+    command_line.push_back(
+        PluginSearchEntry{path, PluginPathOrigin::kCommandLine, "", {}});
+  }
+  std::vector<PluginSearchEntry> from_config;
+  for (const LocatedString& path : session.config.plugin_paths) {
+    std::filesystem::path resolved(path.value);
+    if (resolved.is_relative() && !session.config.directory.empty()) {
+      resolved = std::filesystem::path(session.config.directory) / resolved;
+    }
+    from_config.push_back(PluginSearchEntry{
+        resolved.string(), PluginPathOrigin::kConfig, path.file, path.loc});
+  }
+  const std::vector<PluginSearchEntry> search_path =
+      PluginSearchPath(std::move(command_line), std::move(from_config),
+                       std::getenv("TESSERA_PLUGIN_PATH"));
+  const bool loaded = session.loader.LoadAll(search_path, diagnostics);
+  if (options.overrides.verbose) {
+    for (const PluginSearchEntry& entry : search_path) {
+      std::cerr << "tessera: plugin search path: " << entry.path << "\n";
+    }
+    for (const std::string& line : session.loader.shadowed()) {
+      std::cerr << "tessera: " << line << "\n";
+    }
+    for (const LoadedPlugin& plugin : session.registry.plugins()) {
+      std::cerr << fmt::format("tessera: loaded plugin '{}' {} from {}\n",
+                               plugin.name, plugin.version, plugin.path);
+    }
+  }
+  if (!loaded) return absl::InvalidArgumentError("plugin loading failed");
+  return absl::OkStatus();
+}
+
+}  // namespace tessera::cli
