@@ -10,6 +10,7 @@ import importlib.util
 import pathlib
 import sys
 
+import jax
 import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -25,6 +26,14 @@ def load_module(path: pathlib.Path):
     return module
 
 
+def abstract_tpu_mesh():
+    """emit_pipeline asks for the TPU generation while tracing; on a CPU-only
+    machine an abstract TPU device answers (as JAX's own interpret tests do)."""
+    device = jax.sharding.AbstractDevice(
+        device_kind="TPU v6e", num_cores=1, platform="tpu")
+    return jax.sharding.AbstractMesh((), (), abstract_device=device)
+
+
 def main() -> int:
     if len(sys.argv) != 3:
         print(__doc__.strip(), file=sys.stderr)
@@ -32,7 +41,8 @@ def main() -> int:
     module_path, kernel = pathlib.Path(sys.argv[1]), sys.argv[2]
     inputs = references.make_inputs(kernel, seed=0)
     generated = getattr(load_module(module_path), kernel)
-    results = generated(*inputs, interpret=True)
+    with jax.sharding.use_abstract_mesh(abstract_tpu_mesh()):
+        results = generated(*inputs, interpret=True)
     expected = getattr(references, kernel)(*inputs)
     if not isinstance(results, tuple):
         results, expected = (results,), (expected,)

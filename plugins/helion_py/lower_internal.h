@@ -176,6 +176,17 @@ class KernelLowering {
 
   bool LowerOnce();
   void SetUpParams();
+  // CallFunction by family (lower_calls*.cpp); each returns nothing when
+  // `path` is not one of its functions.
+  std::optional<Val> CallElementwise(const std::string& path, CallArgs& args);
+  std::optional<Val> CallReductionOrMatmul(const std::string& path,
+                                           CallArgs& args);
+  std::optional<Val> CallAllocation(const std::string& path, CallArgs& args);
+  std::optional<Val> CallLanguage(const std::string& path, CallArgs& args);
+  std::optional<Val> CallMathConstant(const std::string& path, CallArgs& args);
+  std::optional<Val> CallBuiltin(const std::string& path, CallArgs& args);
+  // Reports an unknown function with the closest known name.
+  Val UnknownFunction(const std::string& path, CallArgs& args);
   void RecordParamDefaults();
   void CollectNames(const std::vector<PyStmt>& body);
   int InferRank(const std::string& param) const;

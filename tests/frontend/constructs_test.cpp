@@ -374,7 +374,7 @@ TEST(Constructs, ConstantsMathAndCompileTimeIf) {
   ASSERT_TRUE(r.module) << r.diagnostics;
   EXPECT_IR(r,
             "func kernel @k(x: ref<bf16[256, 512]>, eps: f32) -> "
-            "(ref<bf16[256, 512]>) {");
+            "(ref<bf16[256, 512]>) {defaults = strs[\"\", \"1e-06\"]} {");
   EXPECT_IR(
       r, "v: bf16[128, 512] = mul(load(x)[tile_m, :], 0.044194173824159216)");
   EXPECT_IR(r, "v: bf16[128, 512] = add(v, eps)");

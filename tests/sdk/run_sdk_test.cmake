@@ -122,6 +122,12 @@ endforeach()
 set(TESSERA "${PREFIX}/bin/tessera")
 run("${TESSERA}" --version OUTPUT _version)
 expect_match("${_version}" "tessera 0\\.1" "tessera --version")
+# The ABI version the installed header carries is the one the loader supports.
+file(STRINGS "${PREFIX}/include/tessera/plugin.h" _abi_line
+     REGEX "^#define TESSERA_PLUGIN_ABI_VERSION [0-9]+")
+string(REGEX REPLACE ".* ([0-9]+)$" "\\1" _header_abi "${_abi_line}")
+expect_match("${_version}" "plugin ABI version ${_header_abi}\\)"
+             "installed plugin.h and the loader agree on the ABI version")
 # The in-tree plugins load from the prefix too (listed first, they shadow
 # the build tree's copies, which the CLI would otherwise also search).
 set(INSTALLED_PLUGIN_DIR "${PREFIX}/lib/tessera/plugins")

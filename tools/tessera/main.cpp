@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli_options.h"
+#include "tessera/plugin.h"
 #include "session.h"
 
 namespace tessera::cli {
@@ -27,7 +28,8 @@ int Main(const std::vector<std::string>& args) {
     return kExitOk;
   }
   if (options.show_version && options.command == Command::kNone) {
-    std::cout << "tessera " << TESSERA_VERSION << "\n";
+    std::cout << "tessera " << TESSERA_VERSION << " (plugin ABI version "
+              << TESSERA_PLUGIN_ABI_VERSION << ")\n";
     return kExitOk;
   }
 

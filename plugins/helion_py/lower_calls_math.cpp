@@ -1,0 +1,114 @@
+// Elementwise math calls (torch.*, F.*, math.*) and math on constants.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fmt/format.h"
+#include "lower_calls_internal.h"
+#include "lower_internal.h"
+#include "tessera/ir/type_inference.h"
+
+namespace tessera::helion_py {
+
+std::optional<Val> KernelLowering::CallElementwise(const std::string& path,
+                                                   CallArgs& args) {
+  Calls c(*this, args);
+  SourceLoc loc = args.loc;
+  std::string module = ModuleOf(path);
+  std::string name = LastComponent(path);
+  auto first = [&]() -> const Val* { return c.Required(0, "input", name); };
+  // Elementwise math (torch.*, F.*, math.*).
+  if (module == "torch" || module == "torch.nn.functional" ||
+      module == "math") {
+    auto it = UnaryFunctions().find(name);
+    bool allowed = module != "math" || name == "sqrt" || name == "exp" ||
+                   name == "log2" || name == "erf" || name == "tanh" ||
+                   name == "fabs" ||
+                   (name == "log" && args.positional.size() == 1);
+    if (it != UnaryFunctions().end() && allowed &&
+        (module != "torch.nn.functional" || name == "relu" || name == "gelu" ||
+         name == "silu" || name == "sigmoid" || name == "tanh")) {
+      const Val* x = first();
+      if (!x) return Val::Poison();
+      std::vector<Attr> attrs;
+      if (it->second.op == OpKind::kGelu) {
+        const Val* approximate = c.Arg(1, "approximate");
+        std::string mode = approximate ? approximate->text : "none";
+        if (approximate && (approximate->kind != ValKind::kString ||
+                            (mode != "none" && mode != "tanh"))) {
+          return Fail(c.LocOf(1, "approximate"),
+                      "approximate must be 'none' or 'tanh'");
+        }
+        attrs.push_back(Attr{"approximate", mode});
+      }
+      return c.Unary(it->second.op, it->second.fold, *x, c.LocOf(0, "input"),
+                     std::move(attrs));
+    }
+  }
+  if (path == "torch.maximum" || path == "torch.minimum") {
+    const Val* a = c.Required(0, "input", name);
+    const Val* b = c.Required(1, "other", name);
+    if (!a || !b) return Val::Poison();
+    return c.BinaryFn(name == "maximum" ? OpKind::kMaximum : OpKind::kMinimum,
+                      *a, *b, loc);
+  }
+  if (path == "torch.where") {
+    const Val* cond = c.Required(0, "condition", name);
+    const Val* a = c.Required(1, "input", name);
+    const Val* b = c.Required(2, "other", name);
+    if (!cond || !a || !b) return Val::Poison();
+    if (cond->IsNumber()) return (cond->AsDouble() != 0 ? a : b)->Clone();
+    const Type* ta = a->IsValue() ? &a->type() : nullptr;
+    const Type* tb = b->IsValue() ? &b->type() : nullptr;
+    ExprPtr x = c.Operand(*cond, nullptr, c.LocOf(0, "condition"));
+    ExprPtr y = x ? c.Operand(*a, tb, c.LocOf(1, "input")) : nullptr;
+    ExprPtr z = y ? c.Operand(*b, ta, c.LocOf(2, "other")) : nullptr;
+    if (!z) return Val::Poison();
+    std::vector<ExprPtr> operands;
+    operands.push_back(std::move(x));
+    operands.push_back(std::move(y));
+    operands.push_back(std::move(z));
+    return MakeTyped(OpKind::kWhere, std::move(operands), {}, loc);
+  }
+  return std::nullopt;
+}
+
+std::optional<Val> KernelLowering::CallMathConstant(const std::string& path,
+                                                    CallArgs& args) {
+  Calls c(*this, args);
+  SourceLoc loc = args.loc;
+  std::string name = LastComponent(path);
+  // math on constants.
+  if (path == "math.pow") {
+    const Val* a = c.Required(0, "x", name);
+    const Val* b = c.Required(1, "y", name);
+    if (!a || !b) return Val::Poison();
+    if (a->IsNumber() && b->IsNumber())
+      return Val::Float(std::pow(a->AsDouble(), b->AsDouble()));
+    return Binary(BinaryOp::kPow, a->Clone(), b->Clone(), loc);
+  }
+  if (path == "math.log" && args.positional.size() == 2) {
+    const Val& a = args.positional[0];
+    const Val& b = args.positional[1];
+    if (a.IsNumber() && b.IsNumber())
+      return Val::Float(std::log(a.AsDouble()) / std::log(b.AsDouble()));
+    return Fail(loc, "math.log(x, base) needs constants");
+  }
+  if (path == "math.ceil" || path == "math.floor") {
+    const Val* x = c.Required(0, "x", name);
+    if (!x) return Val::Poison();
+    if (!x->IsNumber())
+      return Fail(loc, fmt::format("math.{} needs a constant", name));
+    double v =
+        name == "ceil" ? std::ceil(x->AsDouble()) : std::floor(x->AsDouble());
+    return Val::Int(static_cast<int64_t>(v));
+  }
+  return std::nullopt;
+}
+
+}  // namespace tessera::helion_py

@@ -1,0 +1,203 @@
+// Tensor methods (x.size(), x.to(...), x.sum(...), ...).
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fmt/format.h"
+#include "lower_calls_internal.h"
+#include "lower_internal.h"
+#include "tessera/ir/type_inference.h"
+
+namespace tessera::helion_py {
+
+Val KernelLowering::CallMethod(Val self, const std::string& name,
+                               CallArgs& args) {
+  Calls c(*this, args);
+  SourceLoc loc = args.loc;
+  const Type type = self.type();
+  if (name == "size") {
+    const Val* dim = c.Arg(0, "dim");
+    if (dim == nullptr || dim->kind == ValKind::kNone) {
+      std::vector<Val> dims;
+      for (const Dim& d : type.shape) dims.push_back(DimVal(d));
+      return Val::Tuple(std::move(dims));
+    }
+    if (dim->kind != ValKind::kInt)
+      return Fail(c.LocOf(0, "dim"), "size(dim) needs an integer constant");
+    int64_t rank = static_cast<int64_t>(type.rank());
+    int64_t d = dim->i < 0 ? dim->i + rank : dim->i;
+    if (d < 0 || d >= rank) {
+      return Fail(c.LocOf(0, "dim"),
+                  fmt::format("dim {} is out of range for {}", dim->i,
+                              TypeToString(type)));
+    }
+    return DimVal(type.shape[d]);
+  }
+  if (name == "dim") return Val::Int(static_cast<int64_t>(type.rank()));
+  if (name == "numel") {
+    Val product = Val::Int(1);
+    for (const Dim& d : type.shape)
+      product = Binary(BinaryOp::kMul, std::move(product), DimVal(d), loc);
+    return product;
+  }
+  if (name == "contiguous") return self;
+  if (name == "view" || name == "reshape") return c.Reshape(self, 0, loc);
+  if (name == "t" || name == "transpose" || name == "permute") {
+    std::vector<int64_t> perm(type.rank());
+    for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
+    if (name == "t") {
+      if (type.rank() > 2) return Fail(loc, "t() needs a tensor of rank <= 2");
+      std::reverse(perm.begin(), perm.end());
+    } else if (name == "transpose") {
+      auto a = c.IntArg(0, "dim0", loc);
+      auto b = c.IntArg(1, "dim1", loc);
+      if (!a || !b) return Val::Poison();
+      int64_t rank = static_cast<int64_t>(type.rank());
+      int64_t x = *a < 0 ? *a + rank : *a, y = *b < 0 ? *b + rank : *b;
+      if (x < 0 || x >= rank || y < 0 || y >= rank)
+        return Fail(loc, "transpose dims out of range");
+      std::swap(perm[x], perm[y]);
+    } else {
+      std::vector<Val> dims;
+      if (args.positional.size() == 1 &&
+          args.positional[0].kind == ValKind::kTuple) {
+        for (const Val& v : args.positional[0].elems) dims.push_back(v.Clone());
+      } else {
+        for (const Val& v : args.positional) dims.push_back(v.Clone());
+      }
+      perm.clear();
+      for (const Val& v : dims) {
+        if (v.kind != ValKind::kInt)
+          return Fail(loc, "permute dims must be integer constants");
+        perm.push_back(v.i);
+      }
+    }
+    return c.Transpose(self, std::move(perm), loc);
+  }
+  if (name == "squeeze" || name == "unsqueeze") {
+    auto d = c.IntArg(0, "dim", loc);
+    if (!d) return Val::Poison();
+    int64_t rank =
+        static_cast<int64_t>(type.rank()) + (name == "unsqueeze" ? 1 : 0);
+    int64_t axis = *d < 0 ? *d + rank : *d;
+    if (axis < 0 || axis >= rank)
+      return Fail(loc, fmt::format("dim {} is out of range", *d));
+    std::vector<Dim> shape = type.shape;
+    if (name == "squeeze") {
+      if (!(shape[axis] == Dim::Static(1))) return self;  // PyTorch: no-op
+      shape.erase(shape.begin() + axis);
+    } else {
+      shape.insert(shape.begin() + axis, Dim::Static(1));
+    }
+    if (type.is_ref()) {
+      return MakeTyped(OpKind::kReshape, One(CloneExpr(*self.expr)),
+                       {Attr{"shape", std::move(shape)}}, loc);
+    }
+    std::vector<Index> indices;
+    for (int64_t i = 0;
+         i < static_cast<int64_t>(type.rank()) + (name == "unsqueeze"); ++i) {
+      if (i == axis) {
+        indices.push_back(
+            name == "squeeze"
+                ? Index(IndexKind::kScalar, MakeIntConst(0, DType::kI64, loc))
+                : Index(IndexKind::kNewAxis));
+        if (name == "unsqueeze") continue;
+      } else {
+        indices.push_back(Index(IndexKind::kSlice));
+      }
+    }
+    return MakeTyped(OpKind::kSubscript, One(CloneExpr(*self.expr)), {}, loc,
+                     std::move(indices));
+  }
+  // Everything below computes on values.
+  if (self.IsRef()) {
+    Diagnostic* d = Report(loc, fmt::format("cannot call '{}' on {} directly",
+                                            name, Describe(self)));
+    Note(d, "index the tensor with tiles first, e.g. x[tile_m, :]." + name +
+                "(...)");
+    return Val::Poison();
+  }
+  if (name == "to" || name == "float" || name == "half" || name == "bfloat16" ||
+      name == "type_as") {
+    std::optional<DType> dtype;
+    if (name == "float") dtype = DType::kF32;
+    if (name == "half") dtype = DType::kF16;
+    if (name == "bfloat16") dtype = DType::kBF16;
+    if (name == "type_as") {
+      const Val* other = c.Required(0, "other", name);
+      if (!other) return Val::Poison();
+      if (!other->IsValue()) return Fail(loc, "type_as needs a tensor");
+      dtype = other->type().dtype;
+    }
+    if (name == "to") {
+      for (size_t i = 0; i < args.positional.size() && !dtype; ++i) {
+        const Val& v = args.positional[i];
+        if (v.kind == ValKind::kDType)
+          dtype = v.dtype;
+        else if (v.IsValue() && !v.IsScalar())
+          dtype = v.type().dtype;
+        else if (v.kind != ValKind::kNone && v.kind != ValKind::kString) {
+          dtype = ToDType(v, args.positional_locs[i]);
+          if (!dtype) return Val::Poison();
+        }
+      }
+      if (const Val* kw = c.Arg(99, "dtype")) {
+        dtype = ToDType(*kw, c.LocOf(99, "dtype"));
+        if (!dtype) return Val::Poison();
+      }
+      if (!dtype) return self;  // device moves are no-ops
+    }
+    if (type.dtype == *dtype) return self;
+    return MakeTyped(OpKind::kCast, One(std::move(self.expr)),
+                     {Attr{"dtype", *dtype}}, loc);
+  }
+  static const std::map<std::string, OpKind, std::less<>> kReductions = {
+      {"sum", OpKind::kSum},
+      {"amax", OpKind::kAmax},
+      {"amin", OpKind::kAmin},
+      {"mean", OpKind::kMean}};
+  if (auto it = kReductions.find(name); it != kReductions.end()) {
+    return c.Reduce(it->second, self, c.Arg(0, "dim"), c.Arg(1, "keepdim"),
+                    loc);
+  }
+  if (auto it = UnaryFunctions().find(name); it != UnaryFunctions().end()) {
+    return c.Unary(it->second.op, it->second.fold, self, loc);
+  }
+  if (name == "maximum" || name == "minimum") {
+    const Val* other = c.Required(0, "other", name);
+    if (!other) return Val::Poison();
+    return c.BinaryFn(name == "maximum" ? OpKind::kMaximum : OpKind::kMinimum,
+                      self, *other, loc);
+  }
+  if (name == "expand" || name == "broadcast_to") {
+    std::vector<Val> sizes;
+    if (args.positional.size() == 1 &&
+        args.positional[0].kind == ValKind::kTuple) {
+      for (const Val& v : args.positional[0].elems) sizes.push_back(v.Clone());
+    } else {
+      for (const Val& v : args.positional) sizes.push_back(v.Clone());
+    }
+    std::vector<Dim> shape;
+    size_t offset = sizes.size() - std::min(sizes.size(), type.rank());
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (sizes[i].kind == ValKind::kInt && sizes[i].i == -1 && i >= offset) {
+        shape.push_back(type.shape[i - offset]);
+        continue;
+      }
+      std::optional<Dim> dim = ToDim(sizes[i], loc);
+      if (!dim) return Val::Poison();
+      shape.push_back(*dim);
+    }
+    return MakeTyped(OpKind::kBroadcastTo, One(std::move(self.expr)),
+                     {Attr{"shape", std::move(shape)}}, loc);
+  }
+  return Fail(loc, fmt::format("method '{}' is not supported on {}", name,
+                               Describe(self)));
+}
+
+}  // namespace tessera::helion_py
