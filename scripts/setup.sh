@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEBIAN_PACKAGES=(
-  g++ cmake ninja-build pkg-config
+  g++ cmake ninja-build pkg-config clang-format
   libfmt-dev libtomlplusplus-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-venv

@@ -189,7 +189,9 @@ class KernelLowering {
   Val UnknownFunction(const std::string& path, CallArgs& args);
   void RecordParamDefaults();
   void CollectNames(const std::vector<PyStmt>& body);
+  // The rank a parameter's uses imply; memoized (it reads only the source).
   int InferRank(const std::string& param) const;
+  int InferRankFromSource(const std::string& param) const;
   void LowerBlock(const std::vector<PyStmt>& body);
   void LowerStmt(const PyStmt& stmt);
   void LowerFor(const PyStmt& stmt);
@@ -220,6 +222,9 @@ class KernelLowering {
   std::set<std::string> python_names_;
   std::set<std::string> param_symbols_;
   std::vector<Block*> blocks_;
+  // Facts about the source alone, the same in every pass: computed once.
+  std::optional<std::set<std::string>> body_names_;
+  mutable std::map<std::string, int> inferred_ranks_;
   int tile_depth_ = 0;
   int loop_depth_ = 0;
   bool quiet_ = false;

@@ -208,6 +208,12 @@ std::string KernelLowering::Fresh(const std::string& base) {
 }
 
 int KernelLowering::InferRank(const std::string& param) const {
+  auto [cached, inserted] = inferred_ranks_.try_emplace(param, 0);
+  if (inserted) cached->second = InferRankFromSource(param);
+  return cached->second;
+}
+
+int KernelLowering::InferRankFromSource(const std::string& param) const {
   int exact = -1;
   int at_least = 1;
   auto is_param = [&](const Node& node) {
@@ -440,8 +446,13 @@ bool KernelLowering::LowerOnce() {
   tile_usage_.clear();
   tile_extents_.clear();
   suppressed_errors_ = 0;
-  CollectNames(kernel_.body);
-  for (const Param& param : kernel_.params) python_names_.erase(param.name);
+  if (!body_names_) {
+    CollectNames(kernel_.body);
+    for (const Param& param : kernel_.params) python_names_.erase(param.name);
+    body_names_ = python_names_;
+  } else {
+    python_names_ = *body_names_;
+  }
   SetUpParams();
   for (const auto& [name, node] : constants_) {
     if (!env_.count(name)) env_[name] = Eval(*node);

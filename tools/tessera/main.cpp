@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "cli_options.h"
-#include "tessera/plugin.h"
 #include "session.h"
+#include "tessera/plugin.h"
 
 namespace tessera::cli {
 namespace {

@@ -67,8 +67,7 @@ class DiagnosticEngine {
     return Report(Severity::kError, std::move(file), loc, std::move(message));
   }
   Diagnostic& Warning(std::string file, SourceLoc loc, std::string message) {
-    return Report(Severity::kWarning, std::move(file), loc,
-                  std::move(message));
+    return Report(Severity::kWarning, std::move(file), loc, std::move(message));
   }
   Diagnostic& Remark(std::string file, SourceLoc loc, std::string message) {
     return Report(Severity::kRemark, std::move(file), loc, std::move(message));

@@ -18,8 +18,8 @@ namespace tessera {
 enum class OptionType : uint8_t { kBool, kInt, kFloat, kString, kStringList };
 std::string_view OptionTypeName(OptionType type);  // "bool", "integer", ...
 
-using OptionValue = std::variant<bool, int64_t, double, std::string,
-                                 std::vector<std::string>>;
+using OptionValue =
+    std::variant<bool, int64_t, double, std::string, std::vector<std::string>>;
 
 struct OptionSpec {
   std::string name;

@@ -74,10 +74,10 @@ typedef const TesseraPluginInfo* (*TesseraGetPluginInfoFn)(void);
 //
 //   static bool Register(tessera::PluginRegistrar* r) { ...; return true; }
 //   TESSERA_PLUGIN("my-plugin", "0.1.0", Register)
-#define TESSERA_PLUGIN(NAME, VERSION, REGISTER_FN)                        \
+#define TESSERA_PLUGIN(NAME, VERSION, REGISTER_FN)                           \
   extern "C" __attribute__((visibility("default"))) const TesseraPluginInfo* \
-  tesseraGetPluginInfo(void) {                                            \
-    static const TesseraPluginInfo info = {TESSERA_PLUGIN_ABI_VERSION,    \
-                                           NAME, VERSION, REGISTER_FN};   \
-    return &info;                                                         \
+  tesseraGetPluginInfo(void) {                                               \
+    static const TesseraPluginInfo info = {TESSERA_PLUGIN_ABI_VERSION, NAME, \
+                                           VERSION, REGISTER_FN};            \
+    return &info;                                                            \
   }

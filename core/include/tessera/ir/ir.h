@@ -16,8 +16,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -94,15 +94,15 @@ enum class OpKind : uint16_t {
   kErf,
   kAbs,
   kRelu,
-  kGelu,      // {approximate: "none" | "tanh"}
+  kGelu,  // {approximate: "none" | "tanh"}
   kSilu,
-  kNot,       // logical not (bool)
+  kNot,  // logical not (bool)
 
   // Elementwise binary, PyTorch broadcasting and promotion.
   kAdd,
   kSub,
   kMul,
-  kDiv,       // true division
+  kDiv,  // true division
   kFloorDiv,
   kMod,
   kPow,
@@ -110,7 +110,7 @@ enum class OpKind : uint16_t {
   kMinimum,
   kAnd,
   kOr,
-  kCdiv,      // ceil division of integers (grid extents)
+  kCdiv,  // ceil division of integers (grid extents)
 
   // Comparisons -> bool.
   kEq,
