@@ -38,8 +38,14 @@ class Parser {
  private:
   // --- Token access --------------------------------------------------------
   // Tokens are lexed on demand into a small ring buffer; a reference from
-  // Peek is valid until the next Next(), so callers copy tokens they keep.
+  // Peek is valid until the next Next()/Skip(), so callers copy tokens they
+  // keep.
   const Token& Peek(size_t ahead = 0) {
+    // The fast path stays small enough to inline; lexing is out of line.
+    if (ahead < buffered_) return lookahead_[(head_ + ahead) % kLookahead];
+    return Fill(ahead);
+  }
+  [[gnu::noinline]] const Token& Fill(size_t ahead) {
     while (buffered_ <= ahead) {
       lookahead_[(head_ + buffered_) % kLookahead] = lexer_.Lex();
       ++buffered_;
@@ -48,24 +54,30 @@ class Parser {
   }
   Token Next() {
     Token token = Peek();
-    if (token.kind != TokenKind::kEnd) {
+    Skip();
+    return token;
+  }
+  // Next() without copying the token out.
+  void Skip() {
+    if (Peek().kind != TokenKind::kEnd) {
       head_ = (head_ + 1) % kLookahead;
       --buffered_;
       ++consumed_;
     }
-    return token;
   }
   bool AtEnd() { return Peek().kind == TokenKind::kEnd; }
   bool Accept(std::string_view punct) {
-    if (Peek().kind == TokenKind::kPunct && Peek().text == punct) {
-      Next();
+    const Token& token = Peek();
+    if (token.kind == TokenKind::kPunct && token.TextIs(punct)) {
+      Skip();
       return true;
     }
     return false;
   }
   bool AcceptWord(std::string_view word) {
-    if (Peek().kind == TokenKind::kIdent && Peek().text == word) {
-      Next();
+    const Token& token = Peek();
+    if (token.kind == TokenKind::kIdent && token.TextIs(word)) {
+      Skip();
       return true;
     }
     return false;
@@ -139,7 +151,7 @@ class Parser {
         if (braces == 0) return;
         --braces;
       }
-      Next();
+      Skip();
     }
   }
   bool GaveUp() const { return errors_ > kMaxErrors || too_deep_; }
@@ -149,7 +161,7 @@ class Parser {
     const Token token = Peek();
     if (token.kind == TokenKind::kIdent) {
       name.assign(token.text);
-      Next();
+      Skip();
       return true;
     }
     if (token.kind == TokenKind::kString) {
@@ -157,7 +169,7 @@ class Parser {
       if (!text::DecodeString(token.text, name, &error)) {
         return ErrorAt(token, error);
       }
-      Next();
+      Skip();
       return true;
     }
     return ErrorAt(token,
@@ -174,19 +186,19 @@ class Parser {
     if (ec != std::errc() || end != token.text.data() + token.text.size()) {
       return ErrorAt(token, "integer literal out of range");
     }
-    Next();
+    Skip();
     return true;
   }
   bool ParseFloat(double& value) {
     const Token token = Peek();
     if (token.Is("inf") || token.text == "-inf") {
       value = token.text[0] == '-' ? -INFINITY : INFINITY;
-      Next();
+      Skip();
       return true;
     }
     if (token.Is("nan")) {
       value = NAN;
-      Next();
+      Skip();
       return true;
     }
     auto [end, ec] = std::from_chars(
@@ -194,7 +206,7 @@ class Parser {
     if (ec != std::errc() || end != token.text.data() + token.text.size()) {
       return ErrorAt(token, "float literal out of range");
     }
-    Next();
+    Skip();
     return true;
   }
   bool ParseDim(Dim& dim) {
@@ -246,7 +258,7 @@ class Parser {
                                         Describe(token)));
     }
     dtype = *parsed;
-    Next();
+    Skip();
     return true;
   }
   bool ParseType(Type& type) {
@@ -274,12 +286,14 @@ class Parser {
       type = Type::Ref(dtype, std::move(shape));
       return true;
     }
-    if (token.kind != TokenKind::kIdent || !ParseDType(token.text)) {
+    std::optional<DType> parsed;
+    if (token.kind == TokenKind::kIdent) parsed = ParseDType(token.text);
+    if (!parsed) {
       return ErrorAt(token,
                      fmt::format("expected a type, found {}", Describe(token)));
     }
-    DType dtype;
-    if (!ParseDTypeToken(dtype)) return false;
+    const DType dtype = *parsed;
+    Skip();
     if (Peek().Is("[")) {
       std::vector<Dim> shape;
       if (!ParseShape(shape)) return false;
@@ -324,7 +338,7 @@ class Parser {
     }
     if (token.Is("true") || token.Is("false")) {
       value = token.text == "true";
-      Next();
+      Skip();
       return true;
     }
     if (token.Is("inf") || token.Is("nan")) {
@@ -335,7 +349,7 @@ class Parser {
     }
     if (token.kind == TokenKind::kIdent) {
       if (auto dtype = ParseDType(token.text)) {
-        Next();
+        Skip();
         value = *dtype;
         return true;
       }
@@ -407,7 +421,9 @@ class Parser {
   }
 
   // --- Symbols ---------------------------------------------------------------
-  void Define(const Value& value) { symbols_[value.name] = value.type; }
+  void Define(const Value& value) {
+    symbols_.insert_or_assign(value.name, value.type);
+  }
   bool ParseValueDef(Value& value) {
     return ParseName(value.name, "a value name") &&
            Expect(":", "after the value name") && ParseType(value.type);
@@ -489,7 +505,7 @@ ExprPtr Parser::ParseLiteral() {
   } else if (token.Is("true") || token.Is("false")) {
     value = token.text == "true";
     dtype = DType::kBool;
-    Next();
+    Skip();
   } else {
     double v = 0;
     if (!ParseFloat(v)) return nullptr;
@@ -497,7 +513,7 @@ ExprPtr Parser::ParseLiteral() {
   }
   if (Peek().Is(":") && Peek(1).kind == TokenKind::kIdent &&
       ParseDType(Peek(1).text)) {
-    Next();
+    Skip();
     if (!ParseDTypeToken(dtype)) return nullptr;
   }
   auto expr = std::make_unique<Expr>();
@@ -515,7 +531,7 @@ ExprPtr Parser::ParseVarRef() {
   expr->loc = LocOf(token);
   if (!ParseName(expr->name, "a value name")) return nullptr;
   if (Peek().Is(":") && AtTypeStart(1)) {
-    Next();
+    Skip();
     if (!ParseType(expr->type)) return nullptr;
     return expr;
   }
@@ -549,14 +565,14 @@ ExprPtr Parser::ParseOpCall() {
   auto expr = std::make_unique<Expr>();
   expr->op = *op;
   expr->loc = LocOf(name_token);
-  Next();  // '('
+  Skip();  // '('
   if (!ParseExprList(expr->operands, ")")) return nullptr;
   if (info.has_indices && Peek().Is("[")) {
     if (!ParseIndices(expr->indices)) return nullptr;
   }
   if (!ParseOptionalAttrs(expr->attrs)) return nullptr;
   if (Peek().Is(":") && AtTypeStart(1)) {
-    Next();
+    Skip();
     if (!ParseType(expr->type)) return nullptr;
     return expr;
   }
@@ -589,6 +605,7 @@ bool Parser::ParseExprList(std::vector<ExprPtr>& exprs,
 bool Parser::ParseIndices(std::vector<Index>& indices) {
   if (!Expect("[", "to start indices")) return false;
   if (Accept("]")) return true;
+  indices.reserve(4);  // one allocation for the usual ranks
   while (true) {
     Index index;
     if (!ParseIndex(index)) return false;
@@ -612,16 +629,16 @@ bool Parser::ParseIndex(Index& index) {
   if (call && (token.text == "scalar" || token.text == "tile")) {
     IndexKind kind =
         token.text == "scalar" ? IndexKind::kScalar : IndexKind::kTile;
-    Next();
-    Next();
+    Skip();
+    Skip();
     ExprPtr expr = ParseExpr();
     if (!expr || !Expect(")", "to close the index")) return false;
     index = Index(kind, std::move(expr));
     return true;
   }
   if (call && token.text == "range") {
-    Next();
-    Next();
+    Skip();
+    Skip();
     ExprPtr expr = ParseExpr();
     Dim size;
     if (!expr || !Expect(",", "after the range begin") || !ParseDim(size) ||
@@ -668,7 +685,7 @@ bool Parser::ParseLoopDims(std::vector<LoopDim>& dims) {
 
 bool Parser::ParseOptionalLoc(SourceLoc& loc) {
   if (!Peek().Is("@")) return true;
-  Next();
+  Skip();
   int64_t line = 0;
   int64_t col = 0;
   const Token line_token = Peek();
@@ -713,7 +730,7 @@ bool Parser::ParseStmt(Stmt& stmt) {
   bool keyword = first.kind == TokenKind::kIdent && !Peek(1).Is(":");
   if (keyword && (first.text == "store" || first.text == "atomic")) {
     stmt.kind = first.text == "store" ? StmtKind::kStore : StmtKind::kAtomic;
-    Next();
+    Skip();
     if (!ParseOptionalAttrs(stmt.attrs)) return false;
     stmt.target = ParseExpr();
     if (!stmt.target || !ParseIndices(stmt.indices) ||
@@ -725,7 +742,7 @@ bool Parser::ParseStmt(Stmt& stmt) {
   }
   if (keyword && (first.text == "yield" || first.text == "return")) {
     stmt.kind = first.text == "yield" ? StmtKind::kYield : StmtKind::kReturn;
-    Next();
+    Skip();
     if (!ParseOptionalAttrs(stmt.attrs)) return false;
     // The operand list ends with the line.
     while (!Peek().first_on_line && !Peek().Is("@") && !Peek().Is("}") &&
@@ -778,7 +795,7 @@ bool Parser::ParseStmt(Stmt& stmt) {
 }
 
 bool Parser::ParseLoop(Stmt& stmt) {
-  Next();  // 'for'
+  Skip();  // 'for'
   if (!ParseOptionalAttrs(stmt.attrs)) return false;
   while (true) {
     Value var;
@@ -829,7 +846,7 @@ bool Parser::ParseLoop(Stmt& stmt) {
 
 bool Parser::ParseIf(Stmt& stmt) {
   stmt.kind = StmtKind::kIf;
-  Next();  // 'if'
+  Skip();  // 'if'
   if (!ParseOptionalAttrs(stmt.attrs)) return false;
   stmt.value = ParseExpr();
   if (!stmt.value || !ParseOptionalLoc(stmt.loc)) return false;
@@ -847,7 +864,7 @@ bool Parser::ParseIf(Stmt& stmt) {
 
 bool Parser::ParseLaunch(Stmt& stmt) {
   stmt.kind = StmtKind::kLaunch;
-  Next();  // 'launch'
+  Skip();  // 'launch'
   std::vector<Attr> leading;
   if (!ParseOptionalAttrs(leading)) return false;
   if (Accept("@")) {
@@ -878,7 +895,9 @@ bool Parser::ParseLaunch(Stmt& stmt) {
 }
 
 bool Parser::ParseFunction(Function& function) {
-  symbols_.clear();
+  // absl's clear() frees large tables; erasing keeps the capacity, so the
+  // table is not regrown (rehashed) once per function.
+  symbols_.erase(symbols_.begin(), symbols_.end());
   const Token func = Peek();
   if (locate_in_tir_) function.loc = LocOf(func);
   if (!ExpectWord("func", "to start a function")) return false;
@@ -928,7 +947,7 @@ bool Parser::ParseFunction(Function& function) {
 }
 
 bool Parser::ParseModuleHeader(Module& module) {
-  Next();  // 'module'
+  Skip();  // 'module'
   const Token file = Peek();
   if (file.kind != TokenKind::kString) {
     return ErrorAt(file, fmt::format("expected the source file as a string, "

@@ -33,7 +33,16 @@ struct Token {
 
   bool Is(std::string_view punct_or_word) const {
     return (kind == TokenKind::kPunct || kind == TokenKind::kIdent) &&
-           text == punct_or_word;
+           TextIs(punct_or_word);
+  }
+  // text == expected, compared inline: the expected strings are short
+  // literals, for which a memcmp call costs more than the comparison.
+  bool TextIs(std::string_view expected) const {
+    if (text.size() != expected.size()) return false;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      if (text[i] != expected[i]) return false;
+    }
+    return true;
   }
 };
 
