@@ -109,26 +109,28 @@ bool IsBuiltinFunction(const std::string& name) {
 }
 
 Val KernelLowering::CallFunction(const std::string& path, CallArgs& args) {
+  const CallSite site{path, ModuleOf(path), LastComponent(path)};
   // Each family returns nothing when the path is not one of its own.
-  if (std::optional<Val> result = CallElementwise(path, args))
+  if (std::optional<Val> result = CallElementwise(site, args))
     return std::move(*result);
-  if (std::optional<Val> result = CallReductionOrMatmul(path, args))
+  if (std::optional<Val> result = CallReductionOrMatmul(site, args))
     return std::move(*result);
-  if (std::optional<Val> result = CallAllocation(path, args))
+  if (std::optional<Val> result = CallAllocation(site, args))
     return std::move(*result);
-  if (std::optional<Val> result = CallLanguage(path, args))
+  if (std::optional<Val> result = CallLanguage(site, args))
     return std::move(*result);
-  if (std::optional<Val> result = CallMathConstant(path, args))
+  if (std::optional<Val> result = CallMathConstant(site, args))
     return std::move(*result);
-  if (std::optional<Val> result = CallBuiltin(path, args))
+  if (std::optional<Val> result = CallBuiltin(site, args))
     return std::move(*result);
-  return UnknownFunction(path, args);
+  return UnknownFunction(site, args);
 }
 
-Val KernelLowering::UnknownFunction(const std::string& path, CallArgs& args) {
+Val KernelLowering::UnknownFunction(const CallSite& site, CallArgs& args) {
+  const std::string& path = site.path;
   SourceLoc loc = args.loc;
-  std::string module = ModuleOf(path);
-  std::string name = LastComponent(path);
+  const std::string& module = site.module;
+  const std::string& name = site.name;
   // Unknown: did you mean, and what is supported in that module.
   std::vector<std::string> candidates;
   std::vector<std::string> in_module;
@@ -158,11 +160,12 @@ Val KernelLowering::UnknownFunction(const std::string& path, CallArgs& args) {
   return Val::Poison();
 }
 
-std::optional<Val> KernelLowering::CallLanguage(const std::string& path,
+std::optional<Val> KernelLowering::CallLanguage(const CallSite& site,
                                                 CallArgs& args) {
+  const std::string& path = site.path;
   Calls c(*this, args);
   SourceLoc loc = args.loc;
-  std::string name = LastComponent(path);
+  const std::string& name = site.name;
   // helion.language
   if (path == "helion.language.tile") {
     return Fail(loc,
@@ -191,12 +194,12 @@ std::optional<Val> KernelLowering::CallLanguage(const std::string& path,
   return std::nullopt;
 }
 
-std::optional<Val> KernelLowering::CallBuiltin(const std::string& path,
+std::optional<Val> KernelLowering::CallBuiltin(const CallSite& site,
                                                CallArgs& args) {
   Calls c(*this, args);
   SourceLoc loc = args.loc;
-  std::string module = ModuleOf(path);
-  std::string name = LastComponent(path);
+  const std::string& module = site.module;
+  const std::string& name = site.name;
   // Python builtins.
   if (module == "builtins") {
     if (name == "range") {

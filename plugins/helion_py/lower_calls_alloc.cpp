@@ -16,12 +16,13 @@
 
 namespace tessera::helion_py {
 
-std::optional<Val> KernelLowering::CallAllocation(const std::string& path,
+std::optional<Val> KernelLowering::CallAllocation(const CallSite& site,
                                                   CallArgs& args) {
+  const std::string& path = site.path;
   Calls c(*this, args);
   SourceLoc loc = args.loc;
-  std::string module = ModuleOf(path);
-  std::string name = LastComponent(path);
+  const std::string& module = site.module;
+  const std::string& name = site.name;
   auto first = [&]() -> const Val* { return c.Required(0, "input", name); };
   if (path == "torch.promote_types") {
     const Val* a = c.Required(0, "type1", name);

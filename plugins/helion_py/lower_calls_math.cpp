@@ -15,12 +15,13 @@
 
 namespace tessera::helion_py {
 
-std::optional<Val> KernelLowering::CallElementwise(const std::string& path,
+std::optional<Val> KernelLowering::CallElementwise(const CallSite& site,
                                                    CallArgs& args) {
+  const std::string& path = site.path;
   Calls c(*this, args);
   SourceLoc loc = args.loc;
-  std::string module = ModuleOf(path);
-  std::string name = LastComponent(path);
+  const std::string& module = site.module;
+  const std::string& name = site.name;
   auto first = [&]() -> const Val* { return c.Required(0, "input", name); };
   // Elementwise math (torch.*, F.*, math.*).
   if (module == "torch" || module == "torch.nn.functional" ||
@@ -78,11 +79,12 @@ std::optional<Val> KernelLowering::CallElementwise(const std::string& path,
   return std::nullopt;
 }
 
-std::optional<Val> KernelLowering::CallMathConstant(const std::string& path,
+std::optional<Val> KernelLowering::CallMathConstant(const CallSite& site,
                                                     CallArgs& args) {
+  const std::string& path = site.path;
   Calls c(*this, args);
   SourceLoc loc = args.loc;
-  std::string name = LastComponent(path);
+  const std::string& name = site.name;
   // math on constants.
   if (path == "math.pow") {
     const Val* a = c.Required(0, "x", name);

@@ -16,11 +16,12 @@
 
 namespace tessera::helion_py {
 
-std::optional<Val> KernelLowering::CallReductionOrMatmul(
-    const std::string& path, CallArgs& args) {
+std::optional<Val> KernelLowering::CallReductionOrMatmul(const CallSite& site,
+                                                         CallArgs& args) {
+  const std::string& path = site.path;
   Calls c(*this, args);
   SourceLoc loc = args.loc;
-  std::string name = LastComponent(path);
+  const std::string& name = site.name;
   auto first = [&]() -> const Val* { return c.Required(0, "input", name); };
   static const std::map<std::string, OpKind, std::less<>> kReductions = {
       {"torch.sum", OpKind::kSum},

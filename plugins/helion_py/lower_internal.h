@@ -106,6 +106,15 @@ struct CallArgs {
   SourceLoc LocOf(size_t index, std::string_view name) const;
 };
 
+// The callee of one call, split once so each family of functions can match
+// on it without recomputing: `torch.nn.functional.gelu` has module
+// `torch.nn.functional` and name `gelu`.
+struct CallSite {
+  const std::string& path;
+  std::string module;
+  std::string name;
+};
+
 class KernelLowering {
  public:
   KernelLowering(const KernelDef& kernel, const ParsedFile& file,
@@ -178,15 +187,15 @@ class KernelLowering {
   void SetUpParams();
   // CallFunction by family (lower_calls*.cpp); each returns nothing when
   // `path` is not one of its functions.
-  std::optional<Val> CallElementwise(const std::string& path, CallArgs& args);
-  std::optional<Val> CallReductionOrMatmul(const std::string& path,
+  std::optional<Val> CallElementwise(const CallSite& site, CallArgs& args);
+  std::optional<Val> CallReductionOrMatmul(const CallSite& site,
                                            CallArgs& args);
-  std::optional<Val> CallAllocation(const std::string& path, CallArgs& args);
-  std::optional<Val> CallLanguage(const std::string& path, CallArgs& args);
-  std::optional<Val> CallMathConstant(const std::string& path, CallArgs& args);
-  std::optional<Val> CallBuiltin(const std::string& path, CallArgs& args);
+  std::optional<Val> CallAllocation(const CallSite& site, CallArgs& args);
+  std::optional<Val> CallLanguage(const CallSite& site, CallArgs& args);
+  std::optional<Val> CallMathConstant(const CallSite& site, CallArgs& args);
+  std::optional<Val> CallBuiltin(const CallSite& site, CallArgs& args);
   // Reports an unknown function with the closest known name.
-  Val UnknownFunction(const std::string& path, CallArgs& args);
+  Val UnknownFunction(const CallSite& site, CallArgs& args);
   void RecordParamDefaults();
   void CollectNames(const std::vector<PyStmt>& body);
   // The rank a parameter's uses imply; memoized (it reads only the source).
