@@ -6,32 +6,17 @@ usage: run_example.py GENERATED_MODULE.py KERNEL_NAME
 
 from __future__ import annotations
 
-import importlib.util
 import pathlib
 import sys
 
-import jax
 import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(ROOT / "tests" / "conformance"))
 
+import conformance_lib  # noqa: E402
 import references  # noqa: E402
-
-
-def load_module(path: pathlib.Path):
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def abstract_tpu_mesh():
-    """emit_pipeline asks for the TPU generation while tracing; on a CPU-only
-    machine an abstract TPU device answers (as JAX's own interpret tests do)."""
-    device = jax.sharding.AbstractDevice(
-        device_kind="TPU v6e", num_cores=1, platform="tpu")
-    return jax.sharding.AbstractMesh((), (), abstract_device=device)
 
 
 def main() -> int:
@@ -40,8 +25,11 @@ def main() -> int:
         return 2
     module_path, kernel = pathlib.Path(sys.argv[1]), sys.argv[2]
     inputs = references.make_inputs(kernel, seed=0)
-    generated = getattr(load_module(module_path), kernel)
-    with jax.sharding.use_abstract_mesh(abstract_tpu_mesh()):
+    module = conformance_lib.load_module(module_path, module_path.stem)
+    generated = getattr(module, kernel)
+    # emit_pipeline asks for the TPU generation while tracing; an abstract
+    # TPU device answers on a CPU-only machine.
+    with conformance_lib.on_abstract_tpu():
         results = generated(*inputs, interpret=True)
     expected = getattr(references, kernel)(*inputs)
     if not isinstance(results, tuple):
