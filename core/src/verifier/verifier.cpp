@@ -5,6 +5,7 @@
 #include "verifier/function_verifier.h"
 #include "verifier/module_index.h"
 #include "verifier/outlined_verifier.h"
+#include "verifier/property_verifiers.h"
 #include "verifier/reporter.h"
 
 namespace tessera {
@@ -53,10 +54,10 @@ absl::Status VerifyProperty(const Module& module, Property property,
       break;
     }
     case Property::kPreBroadcast:
+      verifier::CheckPreBroadcast(module, reporter);
+      break;
     case Property::kAtomicAccumulated:
-      // The pre-broadcast and atomic-accumulator passes (issue 6) define
-      // what these properties mean and will add their checks here; until
-      // then there is nothing to verify beyond the base rules.
+      verifier::CheckAtomicAccumulated(module, reporter);
       break;
     case Property::kNumProperties:
       return absl::InvalidArgumentError(
