@@ -49,6 +49,7 @@ class Case:
     head_dim: int
     # Whether m_i / l_i are expected to be carried with the lane dim.
     wide: bool
+    dtype: str = "float32"
 
 
 CASES = (
@@ -56,6 +57,8 @@ CASES = (
     Case("attention_d128", "attention", "examples/attention.py", 128, wide=True),
     Case("attention_d256", "attention", "examples/attention.py", 256, wide=True),
     Case("attention_d512", "attention", "examples/attention.py", 512, wide=True),
+    Case("attention_d256_bf16", "attention", "examples/attention.py", 256, wide=True,
+         dtype="bfloat16"),
     Case("attention_rsqrt_d256", "attention_rsqrt",
          "tests/conformance/pre_broadcast/kernels/attention_rsqrt.py", 256, wide=True),
 )
@@ -69,7 +72,9 @@ def shapes(case):
 
 def arg_flags(case):
     names = ("q_in", "k_in", "v_in")
-    return [f"--arg={n}=f32[{','.join(map(str, s))}]" for n, s in zip(names, shapes(case))]
+    spelling = {"float32": "f32", "bfloat16": "bf16"}[case.dtype]
+    return [f"--arg={n}={spelling}[{','.join(map(str, s))}]"
+            for n, s in zip(names, shapes(case))]
 
 
 def load_reference(source_dir, case):
@@ -186,7 +191,7 @@ def main(argv):
     for case in CASES:
         if args.case and case.name not in args.case:
             continue
-        arrays, exact = lib.make_inputs([(s, jnp.float32) for s in shapes(case)],
+        arrays, exact = lib.make_inputs([(s, jnp.dtype(case.dtype)) for s in shapes(case)],
                                         seed=case.head_dim)
         expected = load_reference(args.source_dir, case)(*exact)
         for launcher in args.launcher or LAUNCHERS:
