@@ -312,6 +312,14 @@ std::string DeviceEmitter::RefAccess(const std::string& ref_name,
   std::string base = value_alias != value_aliases_.end()
                          ? value_alias->second
                          : SanitizeIdentifier(ref_name);
+  // An accumulated output (atomic-accumulator) is read only by the load of
+  // its accumulator on the block's first cell, before anything writes it:
+  // that read is the caller's initial values, so it takes them from the
+  // aliased input directly instead of copying them into the output first.
+  if (!write && ref != nullptr && ref->accumulated &&
+      init_ref_names_.count(ref_name) != 0) {
+    base = init_ref_names_.at(ref_name);
+  }
   std::vector<std::string> parts;
   size_t dim = 0;
   bool all_whole = true;
@@ -576,9 +584,87 @@ bool DeviceEmitter::EmitRangeLoop(const Stmt& stmt, PyLines& out) {
   return true;
 }
 
+namespace {
+
+// "(a == 0)" -> "a == 0"; "(a) & (b)" stays.
+std::string StripOuterParens(const std::string& text) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') {
+    return text;
+  }
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '(') ++depth;
+    if (text[i] == ')' && --depth == 0 && i + 1 != text.size()) return text;
+  }
+  return text.substr(1, text.size() - 2);
+}
+
+}  // namespace
+
+bool DeviceEmitter::IsTraceTimeConstant(const Expr& expr) const {
+  bool constant = true;
+  WalkExpr(expr, [&](const Expr& e) {
+    switch (OpInfoOf(e.op).category) {
+      case OpCategory::kLeaf:
+        // Kernel kwargs (scalars and shape symbols) are Python values.
+        if (e.op == OpKind::kVar && !host_.symbol_values.count(e.name)) {
+          constant = false;
+        }
+        break;
+      case OpCategory::kUnary:
+      case OpCategory::kBinary:
+      case OpCategory::kCompare:
+        break;
+      default:
+        constant = false;
+    }
+  });
+  return constant;
+}
+
+bool DeviceEmitter::EmitWhen(const Stmt& stmt, const std::string& cond,
+                             PyLines& out) {
+  // A condition known only at run time (program_id, loaded values): each
+  // branch is a function run under pl.when, since a Python `if` cannot
+  // branch on a traced value. Branches have no results, so their locals
+  // stay inside.
+  for (size_t region = 0; region < stmt.regions.size(); ++region) {
+    if (stmt.regions[region].stmts.empty()) continue;
+    PyLines body;
+    if (!EmitBody(stmt.regions[region], body, [](const Stmt&, PyLines&) {})) {
+      return false;
+    }
+    body.TrimTrailingBlanks();
+    if (body.empty()) continue;
+    std::string when =
+        region == 0 ? cond : fmt::format("jnp.logical_not({})", cond);
+    if (region == 0) when = StripOuterParens(when);
+    out.Line(fmt::format("@pl.when({})", when));
+    // Name the branch after what it does when it only stores (the
+    // accumulator's load and write-back): `_store_out_acc`, `_store_out`.
+    std::string fn_name = region == 0 ? "_then" : "_else";
+    const std::vector<Stmt>& stmts = stmt.regions[region].stmts;
+    if (std::all_of(stmts.begin(), stmts.end(), [](const Stmt& s) {
+          return s.kind == StmtKind::kStore && s.target &&
+                 s.target->op == OpKind::kVar;
+        })) {
+      fn_name = "_store_" + SanitizeIdentifier(stmts[0].target->name);
+    }
+    out.Line(fmt::format("def {}():", Fresh(fn_name)));
+    out.Indent();
+    out.Append(body);
+    out.Dedent();
+    out.Blank();
+  }
+  return true;
+}
+
 bool DeviceEmitter::EmitIf(const Stmt& stmt, PyLines& out) {
   std::string cond = Emit(*stmt.value);
   if (!FlushExprErrors(stmt.loc)) return false;
+  if (stmt.results.empty() && !IsTraceTimeConstant(*stmt.value)) {
+    return EmitWhen(stmt, cond, out);
+  }
   std::vector<std::string> results;
   for (const Value& result : stmt.results) {
     results.push_back(SanitizeIdentifier(result.name));
@@ -590,10 +676,13 @@ bool DeviceEmitter::EmitIf(const Stmt& stmt, PyLines& out) {
   };
   out.Line(fmt::format("if {}:", cond));
   for (size_t region = 0; region < stmt.regions.size(); ++region) {
+    // The text format has no `if` without `else`: skip an empty one.
+    if (region == 1 && stmt.regions[1].stmts.empty()) break;
     if (region == 1) out.Line("else:");
     out.Indent();
     PyLines body;
     if (!EmitBody(stmt.regions[region], body, on_yield)) return false;
+    body.TrimTrailingBlanks();
     if (body.empty()) body.Line("pass");
     out.Append(body);
     out.Dedent();
@@ -608,8 +697,12 @@ void DeviceEmitter::EmitOutputInits(PyLines& out) {
     for (const SpecDim& dim : ref->dims) {
       if (dim.kind == SpecKind::kFull) partial_block = true;
     }
-    if (!(ref->atomic || ref->read || (has_init && partial_block))) continue;
-    if (!has_init && !ref->atomic) continue;
+    // An accumulated ref (atomic-accumulator) is read on its first cell
+    // like an atomic target: it starts from its initial values, or zeros.
+    const bool accumulates = ref->atomic || ref->accumulated;
+    if (ref->accumulated && has_init) continue;  // read from the init input
+    if (!(accumulates || ref->read || (has_init && partial_block))) continue;
+    if (!has_init && !accumulates) continue;
     // First visit of the block: the grid dims the block does not map are
     // all at index 0.
     std::vector<std::string> conditions;
@@ -665,6 +758,7 @@ bool DeviceEmitter::EmitKernel(PyLines& out) {
   PyLines body;
   EmitOutputInits(body);
   bool ok = EmitBlock(plan_.device->body, body);
+  body.TrimTrailingBlanks();
   PopScope();
   if (!ok) return false;
   std::vector<std::string> params;
@@ -688,9 +782,12 @@ bool DeviceEmitter::EmitKernel(PyLines& out) {
   }
   out.Line(fmt::format("def {}({}):", kernel_fn_, signature));
   out.Indent();
-  out.Append(kernel_scope_.prelude);
+  // Grid indices asked for while emitting text that was later simplified
+  // away (e.g. the bounds of a loop with a static trip count) are dropped.
+  PyLines prelude = DropUnusedAssignments(kernel_scope_.prelude, body.Text());
+  out.Append(prelude);
   out.Append(body);
-  if (kernel_scope_.prelude.empty() && body.empty()) out.Line("pass");
+  if (prelude.empty() && body.empty()) out.Line("pass");
   out.Dedent();
   return true;
 }

@@ -203,6 +203,11 @@ class DeviceEmitter : public ExprEmitter {
   bool EmitAtomic(const Stmt& stmt, PyLines& out);
   bool EmitRangeLoop(const Stmt& stmt, PyLines& out);
   bool EmitIf(const Stmt& stmt, PyLines& out);
+  // An `if` without results on a traced condition: pl.when functions.
+  bool EmitWhen(const Stmt& stmt, const std::string& cond, PyLines& out);
+  // True when `expr` is a Python value at trace time (constants, kernel
+  // kwargs and arithmetic on them).
+  bool IsTraceTimeConstant(const Expr& expr) const;
   void EmitOutputInits(PyLines& out);
   bool FlushExprErrors(SourceLoc loc);
 

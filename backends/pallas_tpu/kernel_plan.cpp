@@ -175,6 +175,18 @@ bool PlanBuilder::Build() {
     plan_.ref_by_name[ref.name] = static_cast<int>(plan_.refs.size());
     plan_.refs.push_back(std::move(ref));
   }
+  WalkStmts(device.body, [&](const Stmt& stmt) {
+    if (stmt.kind != StmtKind::kAssign || !stmt.value ||
+        stmt.value->op != OpKind::kScratch) {
+      return;
+    }
+    const std::string* target =
+        GetAttr<std::string>(stmt.value->attrs, "accumulates");
+    auto it =
+        target ? plan_.ref_by_name.find(*target) : plan_.ref_by_name.end();
+    if (it != plan_.ref_by_name.end())
+      plan_.refs[it->second].accumulated = true;
+  });
   std::vector<const Stmt*> loops;
   if (!CollectBlock(device.body, loops)) return false;
   RemoveDeadUses(device.body);
@@ -374,7 +386,9 @@ void PlanBuilder::PlanSpecs(RefPlan& ref) {
 }
 
 void PlanBuilder::PlanStreaming(RefPlan& ref) {
-  if (ref.accesses.empty() || ref.atomic) return;
+  // Atomic targets and accumulated refs stay resident across the grid dims
+  // they accumulate over: never streamed.
+  if (ref.accesses.empty() || ref.atomic || ref.accumulated) return;
   if (ref.stored && (ref.read || plan_.launcher != Launcher::kEmitPipeline)) {
     return;
   }
@@ -469,6 +483,15 @@ void PlanBuilder::PlanGrid() {
         }
       }
       if (!mapped) plan_.grid_arbitrary[g] = true;
+    }
+  }
+  // Dims a pass declared sequential (atomic-accumulator: the dims an
+  // accumulator is carried across).
+  if (const auto* declared = GetAttr<std::vector<int64_t>>(
+          plan_.device->attrs, "arbitrary_grid_dims")) {
+    for (int64_t g : *declared) {
+      if (g >= 0 && static_cast<size_t>(g) < rank)
+        plan_.grid_arbitrary[g] = true;
     }
   }
   for (size_t g = 0; g < rank; ++g) {

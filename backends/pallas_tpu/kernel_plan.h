@@ -58,6 +58,9 @@ struct RefPlan {
   bool read = false;
   bool stored = false;
   bool atomic = false;
+  // Named by the `accumulates` attribute of a scratch: atomics into it go
+  // through that VMEM accumulator (atomic-accumulator pass).
+  bool accumulated = false;
   bool written() const { return stored || atomic; }
   std::vector<RefAccess> accesses;
   std::vector<SpecDim> dims;

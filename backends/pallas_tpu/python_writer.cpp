@@ -1,5 +1,6 @@
 #include "python_writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -26,7 +27,49 @@ bool IsReservedName(std::string_view name) {
   return kReserved.count(name) != 0;
 }
 
+bool IsIdentifierChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_';
+}
+
+bool MentionsIdentifier(std::string_view text, std::string_view name) {
+  for (size_t at = text.find(name); at != std::string_view::npos;
+       at = text.find(name, at + 1)) {
+    bool starts = at == 0 || !IsIdentifierChar(text[at - 1]);
+    size_t end = at + name.size();
+    bool ends = end == text.size() || !IsIdentifierChar(text[end]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+PyLines DropUnusedAssignments(const PyLines& lines, std::string_view code) {
+  const std::vector<std::string>& all = lines.lines();
+  std::vector<bool> keep(all.size(), true);
+  std::string kept_text;
+  for (size_t i = all.size(); i-- > 0;) {
+    const std::string& line = all[i];
+    size_t equals = line.find(" = ");
+    std::string_view name = std::string_view(line).substr(
+        0, equals == std::string::npos ? 0 : equals);
+    bool assignment = !name.empty() &&
+                      std::all_of(name.begin(), name.end(), IsIdentifierChar);
+    if (assignment && !MentionsIdentifier(code, name) &&
+        !MentionsIdentifier(kept_text, name)) {
+      keep[i] = false;
+      continue;
+    }
+    kept_text += line;
+    kept_text += '\n';
+  }
+  PyLines kept;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (keep[i]) kept.Line(all[i]);
+  }
+  return kept;
+}
 
 std::string SanitizeIdentifier(std::string_view name) {
   std::string out;
@@ -73,6 +116,10 @@ void PyLines::Line(std::string_view text) {
 }
 
 void PyLines::Blank() { lines_.emplace_back(); }
+
+void PyLines::TrimTrailingBlanks() {
+  while (!lines_.empty() && lines_.back().empty()) lines_.pop_back();
+}
 
 void PyLines::Append(const PyLines& other) {
   std::string pad(static_cast<size_t>(depth_) * 4, ' ');

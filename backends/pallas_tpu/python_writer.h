@@ -35,6 +35,8 @@ class PyLines {
  public:
   void Line(std::string_view text);
   void Blank();
+  // Drops blank lines at the end (a block that ends with a nested def).
+  void TrimTrailingBlanks();
   void Indent() { ++depth_; }
   void Dedent() {
     if (depth_ > 0) --depth_;
@@ -50,6 +52,11 @@ class PyLines {
   std::vector<std::string> lines_;
   int depth_ = 0;
 };
+
+// `lines` (unindented `name = value` assignments, in order) without the
+// assignments whose name neither `code` nor a kept later line mentions: a
+// value computed for text that was later simplified away.
+PyLines DropUnusedAssignments(const PyLines& lines, std::string_view code);
 
 // A Python string literal for `text` (double-quoted, escaped).
 std::string PyStringLiteral(std::string_view text);

@@ -94,10 +94,17 @@ std::string ScopeProblems(const std::string& code, const std::string& tag) {
   return output;
 }
 
-const char* kInputs[] = {"add.tir",     "matmul.tir",     "attention.tir",
-                         "split_k.tir", "long_sum.tir",   "nested.tir",
-                         "softmax.tir", "layer_norm.tir", "bmm.tir",
-                         "mbg.tir"};
+const char* kInputs[] = {"add.tir",
+                         "matmul.tir",
+                         "attention.tir",
+                         "split_k.tir",
+                         "long_sum.tir",
+                         "nested.tir",
+                         "softmax.tir",
+                         "layer_norm.tir",
+                         "bmm.tir",
+                         "mbg.tir",
+                         "split_k_bf16_accumulated.tir"};
 const Launcher kLaunchers[] = {Launcher::kUnroll, Launcher::kEmitPipeline,
                                Launcher::kForiLoop};
 
@@ -201,6 +208,107 @@ TEST(Emitter, AtomicTargetIsReadModifyWriteWithArbitrarySplitDim) {
               std::string::npos)
         << code;
     EXPECT_NE(code.find("out = out[:m, :n]"), std::string::npos) << code;
+  }
+}
+
+// Output of the atomic-accumulator pass: the bf16 output accumulates in an
+// f32 VMEM scratch, loaded on the first k chunk and written back on the last.
+TEST(Emitter, AccumulatedAtomicGoesThroughItsScratch) {
+  constexpr auto npos = std::string::npos;
+  for (Launcher launcher : kLaunchers) {
+    SCOPED_TRACE(LauncherName(launcher));
+    Result result = Emit("split_k_bf16_accumulated.tir", launcher);
+    ASSERT_TRUE(result.ok) << result.diagnostics;
+    const std::string& code = result.code;
+    // Traced conditions become pl.when functions, never a Python `if`.
+    EXPECT_NE(code.find("    @pl.when(outer_k == 0)\n"
+                        "    def _store_out_acc():\n"
+                        "        out_acc_scratch[...] = "
+                        "out_init[...].astype(jnp.float32)\n"),
+              npos)
+        << code;
+    EXPECT_NE(code.find("    out_acc_scratch[...] = out_acc_scratch[...] + "
+                        "acc_3\n"),
+              npos)
+        << code;
+    EXPECT_NE(code.find("    @pl.when(outer_k == (outer_k_count - 1))\n"
+                        "    def _store_out():\n"
+                        "        out[...] = "
+                        "out_acc_scratch[...].astype(jnp.bfloat16)\n"),
+              npos)
+        << code;
+    EXPECT_EQ(code.find("if outer_k"), npos) << code;
+    EXPECT_NE(code.find("pltpu.VMEM((64, 128), jnp.float32),"), npos) << code;
+    // The output is aliased to its initial values, which the accumulator
+    // reads directly (no copy into the output block), and stays resident
+    // across k (never streamed).
+    EXPECT_NE(code.find("input_output_aliases={2: 0}"), npos) << code;
+    EXPECT_EQ(code.find("out[...] = out_init[...]"), npos) << code;
+    EXPECT_NE(code.find("out_specs=pl.BlockSpec((64, 128), lambda tile_m, "
+                        "tile_n, outer_k: (tile_m, tile_n)),"),
+              npos)
+        << code;
+    EXPECT_NE(code.find("(\"parallel\", \"parallel\", \"arbitrary\")"), npos)
+        << code;
+  }
+}
+
+TEST(Emitter, DeclaredArbitraryGridDimsAreHonouredAndOrderedLast) {
+  std::string text = ReadInput("add.tir");
+  const std::string attrs = "{kernel = \"add\"}";
+  size_t at = text.find(attrs);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, attrs.size(),
+               "{kernel = \"add\", arbitrary_grid_dims = [0]}");
+  Result result = EmitText(text, Launcher::kUnroll);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_NE(result.code.find("grid=(pl.cdiv(n, 128), pl.cdiv(m, 16)),"),
+            std::string::npos)
+      << result.code;
+  EXPECT_NE(result.code.find("dimension_semantics=(\"parallel\", "
+                             "\"arbitrary\")"),
+            std::string::npos)
+      << result.code;
+}
+
+TEST(Emitter, IfOnATracedConditionRunsUnderPlWhen) {
+  std::string text = ReadInput("add.tir");
+  const std::string store =
+      "store out[tile_m, tile_n] = add(load(x)[tile_m, tile_n], "
+      "load(y)[tile_m, tile_n]) @4:5";
+  size_t at = text.find(store);
+  ASSERT_NE(at, std::string::npos);
+  // A static condition (a shape kwarg) stays a Python `if`; a traced one
+  // (program_id) runs its branches under pl.when.
+  text.replace(at, store.size(),
+               "if gt(m, 0) @4:5 {\n"
+               "    if eq(program_id() {axis = 1}, 0:i32) @4:5 {\n"
+               "      store out[tile_m, tile_n] = load(x)[tile_m, tile_n] "
+               "@4:5\n"
+               "    } else {\n"
+               "      store out[tile_m, tile_n] = load(y)[tile_m, tile_n] "
+               "@4:5\n"
+               "    }\n"
+               "  } else {\n"
+               "  }");
+  for (Launcher launcher : kLaunchers) {
+    SCOPED_TRACE(LauncherName(launcher));
+    Result result = EmitText(text, launcher);
+    ASSERT_TRUE(result.ok) << result.diagnostics;
+    EXPECT_NE(
+        result.code.find("    if m > 0:\n"
+                         "        @pl.when(tile_n == 0)\n"
+                         "        def _store_out():\n"
+                         "            out[...] = x[...]\n"
+                         "\n"
+                         "        @pl.when(jnp.logical_not(tile_n == 0))\n"
+                         "        def _store_out_1():\n"
+                         "            out[...] = y[...]\n"
+                         "\n\n"),
+        std::string::npos)
+        << result.code;
+    EXPECT_EQ(result.code.find("else:"), std::string::npos) << result.code;
+    EXPECT_EQ(Pyflakes(result.code, "when"), "");
   }
 }
 

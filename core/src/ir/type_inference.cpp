@@ -428,6 +428,15 @@ absl::StatusOr<Type> InferHost(OpKind op, const OperandTypes& types,
               fmt::format("'{}' needs a scalar attribute 'value'", OpName(op)));
         }
       }
+      // An accumulator scratch names the ref parameter it stands for
+      // (atomic-accumulator pass).
+      if (op == OpKind::kScratch) {
+        const Attr* accumulates = FindAttr(attrs, "accumulates");
+        if (accumulates != nullptr &&
+            !std::holds_alternative<std::string>(accumulates->value)) {
+          return Error("'scratch' attribute 'accumulates' must be a string");
+        }
+      }
       if (op == OpKind::kFull) return Type::Tensor(*dtype, *std::move(shape));
       return Type::Ref(*dtype, *std::move(shape));
     }

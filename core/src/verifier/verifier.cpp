@@ -31,7 +31,12 @@ absl::Status Verify(const Module& module, DiagnosticEngine& diagnostics,
     verifier::CheckOutlinedStructure(module, index, reporter,
                                      /*check_callees=*/false);
   }
-  // kPreBroadcast and kAtomicAccumulated: see VerifyProperty.
+  if (properties.Contains(Property::kPreBroadcast)) {
+    verifier::CheckPreBroadcast(module, reporter);
+  }
+  if (properties.Contains(Property::kAtomicAccumulated)) {
+    verifier::CheckAtomicAccumulated(module, reporter);
+  }
   return reporter.ToStatus();
 }
 

@@ -15,13 +15,15 @@ def _pad_to_multiple(array, multiples):
     return jnp.pad(array, pads)
 
 
-def _split_k_matmul_kernel(x, y, out_init, out, acc_1_scratch):
+def _split_k_matmul_kernel(x, y, out_init, out, out_acc_scratch, acc_1_scratch):
     outer_k = pl.program_id(2)
     tile_m = pl.program_id(0)
     tile_n = pl.program_id(1)
+    outer_k_count = pl.num_programs(2)
+    # src: line 30
     @pl.when(outer_k == 0)
-    def _init_out():
-        out[...] = out_init[...]
+    def _store_out_acc():
+        out_acc_scratch[...] = out_init[...]
 
     # src: line 27
     acc = jnp.full((128, 128), 0.0, jnp.float32)
@@ -44,7 +46,10 @@ def _split_k_matmul_kernel(x, y, out_init, out, acc_1_scratch):
     )(x, y)
     acc_3 = acc_1_scratch[...]
     # src: line 30
-    out[...] = out[...] + acc_3
+    out_acc_scratch[...] = out_acc_scratch[...] + acc_3
+    @pl.when(outer_k == (outer_k_count - 1))
+    def _store_out():
+        out[...] = out_acc_scratch[...]
 
 
 def split_k_matmul(x, y, *, interpret=False):
@@ -65,6 +70,7 @@ def split_k_matmul(x, y, *, interpret=False):
         out_specs=pl.BlockSpec((128, 128), lambda tile_m, tile_n, outer_k: (tile_m, tile_n)),
         out_shape=jax.ShapeDtypeStruct((256, 256), jnp.float32),
         scratch_shapes=[
+            pltpu.VMEM((128, 128), jnp.float32),
             pltpu.VMEM((128, 128), jnp.float32),
         ],
         input_output_aliases={2: 0},

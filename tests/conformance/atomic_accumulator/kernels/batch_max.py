@@ -1,0 +1,23 @@
+"""
+Max over the batch dim, split across the grid
+=============================================
+
+Each program reduces one batch block of one (m, n) block and combines it
+into the output with hl.atomic_max.
+"""
+
+from __future__ import annotations
+
+import torch
+
+import helion
+import helion.language as hl
+
+
+@helion.kernel(static_shapes=True)
+def batch_max(x: torch.Tensor) -> torch.Tensor:
+    b, m, n = x.size()
+    out = torch.full([m, n], float("-inf"), dtype=x.dtype, device=x.device)
+    for tile_b, tile_m, tile_n in hl.tile([b, m, n]):
+        hl.atomic_max(out, [tile_m, tile_n], torch.amax(x[tile_b, tile_m, tile_n], dim=0))
+    return out
