@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
+#include "ir/name_hash.h"
 #include "tessera/ir/ir.h"
 
 namespace tessera {
@@ -75,9 +76,11 @@ constexpr std::array<OpInfo, static_cast<size_t>(OpKind::kNumOps)> kOpTable = {{
 static_assert(kOpTable.back().name == "scratch" &&
               static_cast<size_t>(OpKind::kScratch) + 1 == kOpTable.size());
 
-const absl::flat_hash_map<std::string_view, OpKind>& OpsByName() {
+const absl::flat_hash_map<std::string_view, OpKind, text::NameHash>&
+OpsByName() {
   static const auto* const ops = [] {
-    auto* map = new absl::flat_hash_map<std::string_view, OpKind>();
+    auto* map =
+        new absl::flat_hash_map<std::string_view, OpKind, text::NameHash>();
     for (size_t i = 0; i < kOpTable.size(); ++i) {
       map->emplace(kOpTable[i].name, static_cast<OpKind>(i));
     }

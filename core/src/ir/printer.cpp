@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
+#include "ir/name_hash.h"
 #include "ir/text_common.h"
 #include "tessera/ir/text.h"
 #include "tessera/ir/type_inference.h"
@@ -27,7 +28,7 @@ void AppendAttrValue(std::string& out, const AttrValue& value) {
         if constexpr (std::is_same_v<T, bool>) {
           out += v ? "true" : "false";
         } else if constexpr (std::is_same_v<T, int64_t>) {
-          out += std::to_string(v);
+          text::AppendInt(out, v);
         } else if constexpr (std::is_same_v<T, double>) {
           AppendDouble(out, v);
         } else if constexpr (std::is_same_v<T, std::string>) {
@@ -38,7 +39,7 @@ void AppendAttrValue(std::string& out, const AttrValue& value) {
           out += '[';
           for (size_t i = 0; i < v.size(); ++i) {
             if (i != 0) out += ", ";
-            out += std::to_string(v[i]);
+            text::AppendInt(out, v[i]);
           }
           out += ']';
         } else if constexpr (std::is_same_v<T, std::vector<Dim>>) {
@@ -126,7 +127,9 @@ class Printer {
   }
 
   void Function(const tessera::Function& function) {
-    symbols_.clear();
+    // absl's clear() frees large tables; erasing keeps the capacity, so the
+    // table is not regrown once per function.
+    symbols_.erase(symbols_.begin(), symbols_.end());
     out_ += "func ";
     out_ += FunctionKindName(function.kind);
     out_ += " @";
@@ -221,7 +224,7 @@ class Printer {
       out_ += *b ? "true" : "false";
       natural = DType::kBool;
     } else if (const int64_t* i = std::get_if<int64_t>(&value)) {
-      out_ += std::to_string(*i);
+      text::AppendInt(out_, *i);
       natural = DType::kI64;
     } else {
       AppendDouble(out_, std::get<double>(value));
@@ -449,7 +452,7 @@ class Printer {
   }
 
   std::string out_;
-  absl::flat_hash_map<std::string_view, const Type*> symbols_;
+  absl::flat_hash_map<std::string_view, const Type*, text::NameHash> symbols_;
 };
 
 }  // namespace

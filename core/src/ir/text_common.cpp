@@ -2,25 +2,39 @@
 
 #include <charconv>
 #include <cmath>
-#include "absl/container/flat_hash_set.h"
 
 #include "fmt/format.h"
 
 namespace tessera::text {
 
+// The printer asks for every name it writes, so the words are grouped by
+// length (one switch, then at most a dozen short compares) instead of
+// hashing the name. The dtype names are reserved too.
 bool IsReservedWord(std::string_view word) {
-  static const auto* const kReserved = [] {
-    auto* set = new absl::flat_hash_set<std::string_view>{
-        "true",  "false",  "inf",   "nan",    "None",      "ref",    "tile",
-        "none",  "for",    "if",    "else",   "in",        "iter",   "launch",
-        "store", "atomic", "yield", "return", "func",      "module", "scalar",
-        "range", "dims",   "strs",  "grid",   "properties"};
-    for (int i = 0; i <= static_cast<int>(DType::kF32); ++i) {
-      set->insert(DTypeName(static_cast<DType>(i)));
+  auto any_of = [word](std::initializer_list<std::string_view> words) {
+    for (std::string_view candidate : words) {
+      if (candidate == word) return true;
     }
-    return set;
-  }();
-  return kReserved->contains(word);
+    return false;
+  };
+  switch (word.size()) {
+    case 2:
+      return any_of({"if", "in", "i8"});
+    case 3:
+      return any_of(
+          {"inf", "nan", "ref", "for", "i16", "i32", "i64", "f16", "f32"});
+    case 4:
+      return any_of({"true", "None", "tile", "none", "else", "iter", "func",
+                     "dims", "strs", "grid", "bool", "bf16"});
+    case 5:
+      return any_of({"false", "store", "yield", "range"});
+    case 6:
+      return any_of({"launch", "atomic", "return", "module", "scalar"});
+    case 10:
+      return word == "properties";
+    default:
+      return false;
+  }
 }
 
 bool IsIdentifier(std::string_view text) {
@@ -92,9 +106,15 @@ void AppendDouble(std::string& out, double value) {
   if (text.find_first_of(".e") == std::string_view::npos) out += ".0";
 }
 
+void AppendInt(std::string& out, int64_t value) {
+  char buffer[24];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  out.append(buffer, ec == std::errc() ? end : buffer);
+}
+
 void AppendDim(std::string& out, const Dim& dim) {
   if (dim.is_static()) {
-    out += std::to_string(dim.size);
+    AppendInt(out, dim.size);
   } else if (dim.symbol.empty()) {
     out += '?';
   } else {

@@ -2,10 +2,15 @@
 // names print bare, how strings, floats and dims are written.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "tessera/ir/types.h"
+
+// Internal to the core library: hidden, so calls are direct rather than
+// through the PLT.
+#pragma GCC visibility push(hidden)
 
 namespace tessera::text {
 
@@ -22,7 +27,11 @@ void AppendQuoted(std::string& out, std::string_view text);
 // Shortest text that reads back as the same double; always contains '.',
 // 'e', "inf" or "nan" so it is never taken for an integer.
 void AppendDouble(std::string& out, double value);
+// Decimal, as std::to_string writes it, without a temporary string.
+void AppendInt(std::string& out, int64_t value);
 void AppendDim(std::string& out, const Dim& dim);
 void AppendType(std::string& out, const Type& type);
 
 }  // namespace tessera::text
+
+#pragma GCC visibility pop

@@ -1,12 +1,39 @@
 #include "ir/text_lexer.h"
 
+#include <array>
+
 namespace tessera::text {
 namespace {
 
-bool IsIdentStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+// Character classes, one table lookup per character.
+enum : uint8_t {
+  kIdentStart = 1,  // [A-Za-z_]
+  kDigit = 2,       // [0-9]
+  kSpace = 4,       // ' ', '\t', '\r' (newlines are handled apart)
+  kPunct = 8,       // one-character punctuation
+};
+
+constexpr std::array<uint8_t, 256> MakeClasses() {
+  std::array<uint8_t, 256> classes{};
+  for (int c = 'a'; c <= 'z'; ++c) classes[c] = kIdentStart;
+  for (int c = 'A'; c <= 'Z'; ++c) classes[c] = kIdentStart;
+  classes['_'] = kIdentStart;
+  for (int c = '0'; c <= '9'; ++c) classes[c] = kDigit;
+  classes[' '] = classes['\t'] = classes['\r'] = kSpace;
+  for (char c :
+       {'(', ')', '[', ']', '{', '}', '<', '>', ',', ':', '=', '@', '?'}) {
+    classes[static_cast<unsigned char>(c)] = kPunct;
+  }
+  return classes;
 }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+constexpr std::array<uint8_t, 256> kClasses = MakeClasses();
+
+inline uint8_t ClassOf(char c) {
+  return kClasses[static_cast<unsigned char>(c)];
+}
+inline bool IsIdentStart(char c) { return ClassOf(c) & kIdentStart; }
+inline bool IsIdentChar(char c) { return ClassOf(c) & (kIdentStart | kDigit); }
+inline bool IsDigit(char c) { return ClassOf(c) & kDigit; }
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -17,23 +44,26 @@ int HexValue(char c) {
 
 }  // namespace
 
-Token Lexer::Make(TokenKind kind, size_t start, size_t end, const char* error) {
-  Token token;
-  token.kind = kind;
-  token.text = source_.substr(start, end - start);
-  token.line = line_;
-  token.col = static_cast<uint32_t>(start - line_start_ + 1);
-  token.first_on_line = !line_has_token_;
-  token.error = error;
-  line_has_token_ = true;
-  return token;
-}
-
-Token Lexer::Lex() {
-  std::string_view source = source_;
-  size_t& pos = pos_;
-  while (pos < source.size()) {
-    char c = source[pos];
+void Lexer::LexInto(Token& token) {
+  const std::string_view source = source_;
+  const size_t size = source.size();
+  size_t pos = pos_;
+  while (pos < size) {
+    const char c = source[pos];
+    const uint8_t cls = ClassOf(c);
+    if (cls & kSpace) {
+      ++pos;
+      continue;
+    }
+    const size_t start = pos;
+    if (cls & kIdentStart) {
+      ++pos;
+      while (pos < size && IsIdentChar(source[pos])) ++pos;
+      return Make(token, TokenKind::kIdent, start, pos);
+    }
+    if (cls & kPunct) {
+      return Make(token, TokenKind::kPunct, start, pos + 1);
+    }
     if (c == '\n') {
       ++pos;
       ++line_;
@@ -41,27 +71,15 @@ Token Lexer::Lex() {
       line_has_token_ = false;
       continue;
     }
-    if (c == ' ' || c == '\t' || c == '\r') {
-      ++pos;
-      continue;
-    }
     if (c == '#') {
-      while (pos < source.size() && source[pos] != '\n') ++pos;
+      while (pos < size && source[pos] != '\n') ++pos;
       continue;
-    }
-    size_t start = pos;
-    if (IsIdentStart(c)) {
-      while (pos < source.size() &&
-             (IsIdentStart(source[pos]) || IsDigit(source[pos]))) {
-        ++pos;
-      }
-      return Make(TokenKind::kIdent, start, pos);
     }
     if (c == '"') {
       ++pos;
       bool closed = false;
-      while (pos < source.size() && source[pos] != '\n') {
-        if (source[pos] == '\\' && pos + 1 < source.size()) {
+      while (pos < size && source[pos] != '\n') {
+        if (source[pos] == '\\' && pos + 1 < size) {
           pos += 2;
           continue;
         }
@@ -72,84 +90,60 @@ Token Lexer::Lex() {
         }
         ++pos;
       }
-      if (closed) return Make(TokenKind::kString, start, pos);
-      return Make(TokenKind::kError, start, pos, "unterminated string");
+      if (closed) return Make(token, TokenKind::kString, start, pos);
+      return Make(token, TokenKind::kError, start, pos, "unterminated string");
     }
-    if (c == '-' && pos + 1 < source.size() && source[pos + 1] == '>') {
-      pos += 2;
-      return Make(TokenKind::kPunct, start, pos);
+    if (c == '-' && pos + 1 < size && source[pos + 1] == '>') {
+      return Make(token, TokenKind::kPunct, start, pos + 2);
     }
     if (c == '-' && source.substr(pos, 4) == "-inf" &&
-        (pos + 4 >= source.size() ||
-         !(IsIdentStart(source[pos + 4]) || IsDigit(source[pos + 4])))) {
-      pos += 4;
-      return Make(TokenKind::kFloat, start, pos);
+        (pos + 4 >= size || !IsIdentChar(source[pos + 4]))) {
+      return Make(token, TokenKind::kFloat, start, pos + 4);
     }
-    if (IsDigit(c) ||
-        (c == '-' && pos + 1 < source.size() && IsDigit(source[pos + 1]))) {
+    if ((cls & kDigit) ||
+        (c == '-' && pos + 1 < size && IsDigit(source[pos + 1]))) {
       ++pos;
-      while (pos < source.size() && IsDigit(source[pos])) ++pos;
+      while (pos < size && IsDigit(source[pos])) ++pos;
       bool is_float = false;
-      if (pos < source.size() && source[pos] == '.') {
+      if (pos < size && source[pos] == '.') {
         is_float = true;
         ++pos;
-        while (pos < source.size() && IsDigit(source[pos])) ++pos;
+        while (pos < size && IsDigit(source[pos])) ++pos;
       }
-      if (pos < source.size() && (source[pos] == 'e' || source[pos] == 'E')) {
+      if (pos < size && (source[pos] == 'e' || source[pos] == 'E')) {
         size_t exponent = pos + 1;
-        if (exponent < source.size() &&
+        if (exponent < size &&
             (source[exponent] == '+' || source[exponent] == '-')) {
           ++exponent;
         }
-        if (exponent < source.size() && IsDigit(source[exponent])) {
+        if (exponent < size && IsDigit(source[exponent])) {
           is_float = true;
           pos = exponent;
-          while (pos < source.size() && IsDigit(source[pos])) ++pos;
+          while (pos < size && IsDigit(source[pos])) ++pos;
         }
       }
-      if (pos < source.size() && IsIdentStart(source[pos])) {
-        while (pos < source.size() &&
-               (IsIdentStart(source[pos]) || IsDigit(source[pos]))) {
-          ++pos;
-        }
-        return Make(TokenKind::kError, start, pos, "malformed number");
+      if (pos < size && IsIdentStart(source[pos])) {
+        while (pos < size && IsIdentChar(source[pos])) ++pos;
+        return Make(token, TokenKind::kError, start, pos, "malformed number");
       }
-      return Make(is_float ? TokenKind::kFloat : TokenKind::kInt, start, pos);
-    }
-    switch (c) {
-      case '(':
-      case ')':
-      case '[':
-      case ']':
-      case '{':
-      case '}':
-      case '<':
-      case '>':
-      case ',':
-      case ':':
-      case '=':
-      case '@':
-      case '?':
-        ++pos;
-        return Make(TokenKind::kPunct, start, pos);
-      default:
-        break;
+      return Make(token, is_float ? TokenKind::kFloat : TokenKind::kInt, start,
+                  pos);
     }
     // Skip a whole UTF-8 sequence so the error points at one character.
     ++pos;
-    while (pos < source.size() &&
+    while (pos < size &&
            (static_cast<unsigned char>(source[pos]) & 0xC0) == 0x80) {
       ++pos;
     }
-    return Make(TokenKind::kError, start, pos, "unexpected character");
+    return Make(token, TokenKind::kError, start, pos, "unexpected character");
   }
-  Token end;
-  end.kind = TokenKind::kEnd;
-  end.text = source.substr(source.size());
-  end.line = line_;
-  end.col = static_cast<uint32_t>(source.size() - line_start_ + 1);
-  end.first_on_line = !line_has_token_;
-  return end;
+  pos_ = pos;
+  token.kind = TokenKind::kEnd;
+  token.text = source.substr(size);
+  token.line = line_;
+  token.col = static_cast<uint32_t>(size - line_start_ + 1);
+  token.first_on_line = !line_has_token_;
+  token.error = nullptr;
 }
 
 std::vector<Token> Tokenize(std::string_view source) {

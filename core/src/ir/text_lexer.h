@@ -7,6 +7,10 @@
 #include <string_view>
 #include <vector>
 
+// Internal to the core library: hidden, so calls from the parser are direct
+// rather than through the PLT.
+#pragma GCC visibility push(hidden)
+
 namespace tessera::text {
 
 enum class TokenKind : uint8_t {
@@ -52,11 +56,27 @@ class Lexer {
  public:
   explicit Lexer(std::string_view source) : source_(source) {}
   // The next token; kEnd (repeatedly) at the end of the input.
-  Token Lex();
+  Token Lex() {
+    Token token;
+    LexInto(token);
+    return token;
+  }
+  // Lex() writing into `token` in place (the parser's lookahead slot), which
+  // saves copying every token once.
+  void LexInto(Token& token);
 
  private:
-  Token Make(TokenKind kind, size_t start, size_t end,
-             const char* error = nullptr);
+  void Make(Token& token, TokenKind kind, size_t start, size_t end,
+            const char* error = nullptr) {
+    token.kind = kind;
+    token.text = std::string_view(source_.data() + start, end - start);
+    token.line = line_;
+    token.col = static_cast<uint32_t>(start - line_start_ + 1);
+    token.first_on_line = !line_has_token_;
+    token.error = error;
+    line_has_token_ = true;
+    pos_ = end;
+  }
 
   std::string_view source_;
   size_t pos_ = 0;
@@ -73,3 +93,5 @@ bool DecodeString(std::string_view quoted, std::string& out,
                   const char** error);
 
 }  // namespace tessera::text
+
+#pragma GCC visibility pop

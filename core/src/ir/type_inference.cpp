@@ -6,6 +6,7 @@
 #include <array>
 #include <string>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "fmt/format.h"
 
@@ -245,11 +246,13 @@ absl::StatusOr<Type> InferReduction(OpKind op, const Type& x,
     }
     keepdim = *value;
   }
-  std::vector<bool> reduced(x.shape.size(), false);
+  // Inline storage: the parser, printer and verifier infer every reduction
+  // they meet, and these are rarely longer than a few dims.
+  absl::InlinedVector<bool, 8> reduced(x.shape.size(), false);
   if (const Attr* attr = FindAttr(attrs, "dim")) {
-    std::vector<int64_t> dims;
+    std::span<const int64_t> dims;
     if (const int64_t* one = std::get_if<int64_t>(&attr->value)) {
-      dims.push_back(*one);
+      dims = std::span<const int64_t>(one, 1);
     } else if (const auto* list =
                    std::get_if<std::vector<int64_t>>(&attr->value)) {
       dims = *list;
@@ -270,6 +273,7 @@ absl::StatusOr<Type> InferReduction(OpKind op, const Type& x,
     std::fill(reduced.begin(), reduced.end(), true);
   }
   std::vector<Dim> shape;
+  shape.reserve(x.shape.size());
   for (size_t i = 0; i < x.shape.size(); ++i) {
     if (!reduced[i]) {
       shape.push_back(x.shape[i]);
@@ -307,6 +311,7 @@ absl::StatusOr<Type> InferDot(const OperandTypes& types,
                       std::span<const Dim>(b.shape).first(b.rank() - 2));
   if (!batch.ok()) return batch.status();
   std::vector<Dim> shape = *std::move(batch);
+  shape.reserve(shape.size() + 2);
   shape.push_back(a.shape[a.rank() - 2]);
   shape.push_back(b.shape[b.rank() - 1]);
   std::optional<DType> acc_dtype;
@@ -343,6 +348,9 @@ absl::StatusOr<Type> InferIndexed(OpKind op, const Type& base,
                              is_load ? "ref" : "tensor", TypeToString(base)));
   }
   std::vector<Dim> shape;
+  // New axes add dims, scalar indices drop them: this bound is never
+  // exceeded, so the shape is allocated once.
+  shape.reserve(base.shape.size() + indices.size());
   size_t dim = 0;
   for (size_t i = 0; i < indices.size(); ++i) {
     const Index& index = indices[i];

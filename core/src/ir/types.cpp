@@ -1,6 +1,7 @@
 #include "tessera/ir/types.h"
 
 #include <array>
+#include <cstring>
 
 namespace tessera {
 namespace {
@@ -21,11 +22,32 @@ std::string_view DTypeName(DType dtype) {
   return index < kDTypeNames.size() ? kDTypeNames[index] : "?";
 }
 
+// Called for every type and many identifiers the parser meets: a dispatch
+// on the first character and the length instead of a chain of compares.
 std::optional<DType> ParseDType(std::string_view name) {
-  for (size_t i = 0; i < kDTypeNames.size(); ++i) {
-    if (kDTypeNames[i] == name) return static_cast<DType>(i);
+  const size_t size = name.size();
+  if (size < 2 || size > 4) return std::nullopt;
+  auto rest_is = [&](std::string_view rest) { return name.substr(1) == rest; };
+  switch (name[0]) {
+    case 'i':
+      if (size == 2 && name[1] == '8') return DType::kI8;
+      if (size != 3) return std::nullopt;
+      if (rest_is("16")) return DType::kI16;
+      if (rest_is("32")) return DType::kI32;
+      if (rest_is("64")) return DType::kI64;
+      return std::nullopt;
+    case 'f':
+      if (size != 3) return std::nullopt;
+      if (rest_is("32")) return DType::kF32;
+      if (rest_is("16")) return DType::kF16;
+      return std::nullopt;
+    case 'b':
+      if (name == "bf16") return DType::kBF16;
+      if (name == "bool") return DType::kBool;
+      return std::nullopt;
+    default:
+      return std::nullopt;
   }
-  return std::nullopt;
 }
 
 int DTypeBytes(DType dtype) {
@@ -74,6 +96,25 @@ std::string DimToString(const Dim& dim) {
   return dim.symbol.empty() ? "?" : dim.symbol;
 }
 
+namespace {
+// Dim equality written out: most dims are static with empty symbols, and
+// std::string's operator== would still call memcmp for them. The printer
+// and verifier compare types for every value they see.
+bool SameShape(const std::vector<Dim>& a, const std::vector<Dim>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].size != b[i].size) return false;
+    const std::string& x = a[i].symbol;
+    const std::string& y = b[i].symbol;
+    if (x.size() != y.size()) return false;
+    if (!x.empty() && std::memcmp(x.data(), y.data(), x.size()) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+}  // namespace
+
 bool operator==(const Type& a, const Type& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
@@ -82,10 +123,10 @@ bool operator==(const Type& a, const Type& b) {
     case TypeKind::kScalar:
       return a.dtype == b.dtype;
     case TypeKind::kTile:
-      return a.shape == b.shape;
+      return SameShape(a.shape, b.shape);
     case TypeKind::kTensor:
     case TypeKind::kRef:
-      return a.dtype == b.dtype && a.shape == b.shape;
+      return a.dtype == b.dtype && SameShape(a.shape, b.shape);
   }
   return false;
 }

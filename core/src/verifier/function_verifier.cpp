@@ -381,15 +381,8 @@ bool FunctionVerifier::VerifyExpr(const Expr* expr) {
   // The result type is derived from the operands' (already checked) types
   // and the attributes, so checking it against InferType also covers the
   // symbols inside it.
-  // Operand types go through a reused buffer: copy-assigning into it keeps
-  // the buffers' capacity, so steady state allocates nothing here (the
-  // buffer is free again because every operand has been verified already).
-  operand_types_.resize(expr->operands.size());
-  for (size_t i = 0; i < expr->operands.size(); ++i) {
-    operand_types_[i] = expr->operands[i]->type;
-  }
-  absl::StatusOr<Type> inferred =
-      InferType(expr->op, operand_types_, expr->indices, expr->attrs);
+  // InferType(Expr) reads the operands' types in place: nothing is copied.
+  absl::StatusOr<Type> inferred = InferType(*expr);
   if (!inferred.ok()) {
     Error(fmt::format("invalid '{}': {}", name,
                       std::string(inferred.status().message())));

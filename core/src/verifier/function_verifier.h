@@ -94,12 +94,11 @@ class FunctionVerifier {
   // bound on entry. They must name a parameter or a value defined at the
   // top level of the body (usually a size() query) but need not dominate
   // their uses.
-  absl::flat_hash_set<std::string_view> signature_symbols_;
+  absl::flat_hash_set<std::string_view, text::NameHash> signature_symbols_;
   bool all_definitions_built_ = false;
   absl::flat_hash_map<std::string_view, SourceLoc> all_definitions_;
   ScopedNames scope_;
-  const Stmt* current_ = nullptr;    // the statement errors are reported at
-  std::vector<Type> operand_types_;  // scratch for InferType
+  const Stmt* current_ = nullptr;  // the statement errors are reported at
   int suggestions_made_ = 0;
 };
 

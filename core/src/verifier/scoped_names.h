@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "ir/name_hash.h"
 #include "tessera/diagnostics.h"
 #include "tessera/ir/types.h"
 
@@ -117,7 +118,7 @@ class ScopedNames {
     Entry previous;
   };
   const bool keep_out_of_scope_;
-  absl::flat_hash_map<std::string_view, Entry> visible_;
+  absl::flat_hash_map<std::string_view, Entry, text::NameHash> visible_;
   std::vector<UndoEntry> log_;
 };
 
