@@ -13,16 +13,7 @@ namespace tessera::pre_broadcast {
 namespace {
 
 bool IsUnsqueezeOfVar(const Expr& expr) {
-  if (expr.op != OpKind::kSubscript || expr.operands.size() != 1 ||
-      expr.operands[0]->op != OpKind::kVar) {
-    return false;
-  }
-  const size_t rank = expr.operands[0]->type.rank();
-  if (expr.indices.size() != rank + 1) return false;
-  for (size_t i = 0; i < rank; ++i) {
-    if (expr.indices[i].kind != IndexKind::kSlice) return false;
-  }
-  return expr.indices.back().kind == IndexKind::kNewAxis;
+  return IsTrailingUnsqueeze(expr) && expr.operands[0]->op == OpKind::kVar;
 }
 
 // Pre-order over every expression slot of the function; `fn` may replace

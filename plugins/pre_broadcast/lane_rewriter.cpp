@@ -53,15 +53,6 @@ bool KeepsDims(const Expr& reduction) {
   return keepdim != nullptr && *keepdim;
 }
 
-// `[:, ..., :, None]` over a value of rank `rank`.
-bool IsTrailingNewAxis(const std::vector<Index>& indices, size_t rank) {
-  if (indices.size() != rank + 1) return false;
-  for (size_t i = 0; i < rank; ++i) {
-    if (indices[i].kind != IndexKind::kSlice) return false;
-  }
-  return indices.back().kind == IndexKind::kNewAxis;
-}
-
 std::vector<Index> Slices(size_t count) {
   std::vector<Index> indices;
   for (size_t i = 0; i < count; ++i) indices.emplace_back(IndexKind::kSlice);
@@ -156,15 +147,16 @@ void LaneRewriter::RewriteLoop(Stmt& loop) {
   yield_contexts_.push_back(std::move(context));
   for (Block& region : loop.regions) RewriteBlock(region);
   yield_contexts_.pop_back();
-  stmt_loc_ = loop.loc;
 }
 
 LaneRewriter::Shaped LaneRewriter::Rewrite(ExprPtr expr) {
   switch (expr->op) {
     case OpKind::kVar: {
+      // A variable has its (possibly rewritten) definition's type.
       auto it = values_.find(expr->name);
       if (it == values_.end()) return {std::move(expr)};
-      return RewriteOpaque(std::move(expr));
+      expr->type = it->second.type;
+      return {std::move(expr), it->second.layout, it->second.mask};
     }
     case OpKind::kSubscript:
       return RewriteSubscript(std::move(expr));
@@ -182,13 +174,6 @@ LaneRewriter::Shaped LaneRewriter::Rewrite(ExprPtr expr) {
 }
 
 LaneRewriter::Shaped LaneRewriter::RewriteOpaque(ExprPtr expr) {
-  if (expr->op == OpKind::kVar) {
-    // Only reached for a value the rewrite widened: a variable keeps the
-    // type of its (rewritten) definition.
-    const ValueLayout& value = values_.at(expr->name);
-    expr->type = value.type;
-    return {std::move(expr), value.layout, value.mask};
-  }
   for (ExprPtr& operand : expr->operands) {
     if (operand) operand = RewriteOriginal(std::move(operand));
   }
@@ -294,18 +279,17 @@ LaneRewriter::Shaped LaneRewriter::RewriteElementwise(ExprPtr expr) {
 }
 
 LaneRewriter::Shaped LaneRewriter::RewriteSubscript(ExprPtr expr) {
+  const bool unsqueeze = IsTrailingUnsqueeze(*expr);
   Shaped base = Rewrite(std::move(expr->operands[0]));
   for (Index& index : expr->indices) {
     if (index.expr) index.expr = RewriteOriginal(std::move(index.expr));
   }
-  const size_t base_rank = base.expr->type.rank();
-  if (base.layout == Layout::kWide && base_rank >= 1 &&
-      IsTrailingNewAxis(expr->indices, base_rank - 1)) {
+  if (unsqueeze && base.layout == Layout::kWide) {
     unsqueezed_ |= base.mask;
     return {std::move(base.expr), Layout::kSpread, base.mask};
   }
-  if (base.layout == Layout::kUnit && base_rank >= 1 &&
-      IsTrailingNewAxis(expr->indices, base_rank - 1)) {
+  if (unsqueeze && base.layout == Layout::kUnit) {
+    // `x[..., None]` of x kept as `x[..., None]` already.
     return {std::move(base.expr)};
   }
   expr->operands[0] = ToOriginal(std::move(base));

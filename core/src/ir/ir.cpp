@@ -20,7 +20,6 @@ ExprPtr MakeVar(std::string name, Type type, SourceLoc loc) {
   return expr;
 }
 
-namespace {
 ExprPtr MakeConst(AttrValue value, DType dtype, SourceLoc loc) {
   auto expr = std::make_unique<Expr>();
   expr->op = OpKind::kConst;
@@ -29,7 +28,22 @@ ExprPtr MakeConst(AttrValue value, DType dtype, SourceLoc loc) {
   expr->attrs.push_back(Attr{"value", std::move(value)});
   return expr;
 }
-}  // namespace
+
+bool IsTrailingUnsqueeze(const Expr& expr) {
+  if (expr.op != OpKind::kSubscript || expr.operands.size() != 1 ||
+      !expr.operands[0]) {
+    return false;
+  }
+  const size_t rank = expr.operands[0]->type.rank();
+  if (expr.indices.size() != rank + 1 ||
+      expr.indices.back().kind != IndexKind::kNewAxis) {
+    return false;
+  }
+  for (size_t i = 0; i < rank; ++i) {
+    if (expr.indices[i].kind != IndexKind::kSlice) return false;
+  }
+  return true;
+}
 
 ExprPtr MakeIntConst(int64_t value, DType dtype, SourceLoc loc) {
   return MakeConst(value, dtype, loc);

@@ -56,12 +56,7 @@ ExprPtr Parser::ParseLiteral() {
     Skip();
     if (!ParseDTypeToken(dtype)) return nullptr;
   }
-  auto expr = std::make_unique<Expr>();
-  expr->op = OpKind::kConst;
-  expr->type = Type::Scalar(dtype);
-  expr->loc = loc;
-  expr->attrs.push_back(Attr{"value", std::move(value)});
-  return expr;
+  return MakeConst(std::move(value), dtype, loc);
 }
 
 ExprPtr Parser::ParseVarRef() {

@@ -17,15 +17,7 @@ namespace tessera::verifier {
 namespace {
 
 bool IsTrailingNewAxisOfVar(const Expr& expr) {
-  if (expr.op != OpKind::kSubscript || expr.operands.size() != 1 ||
-      !expr.operands[0] || expr.operands[0]->op != OpKind::kVar ||
-      expr.indices.empty() || expr.indices.back().kind != IndexKind::kNewAxis) {
-    return false;
-  }
-  for (size_t i = 0; i + 1 < expr.indices.size(); ++i) {
-    if (expr.indices[i].kind != IndexKind::kSlice) return false;
-  }
-  return true;
+  return IsTrailingUnsqueeze(expr) && expr.operands[0]->op == OpKind::kVar;
 }
 
 bool EndsInLanes(const Type& type, int64_t lanes) {

@@ -321,6 +321,8 @@ ExprPtr MakeIntConst(int64_t value, DType dtype = DType::kI64,
 ExprPtr MakeFloatConst(double value, DType dtype = DType::kF32,
                        SourceLoc loc = {});
 ExprPtr MakeBoolConst(bool value, SourceLoc loc = {});
+// A constant with the given `value` attribute and scalar dtype.
+ExprPtr MakeConst(AttrValue value, DType dtype, SourceLoc loc = {});
 // A generic op with an explicit result type.
 ExprPtr MakeOp(OpKind op, Type type, std::vector<ExprPtr> operands,
                std::vector<Attr> attrs = {}, SourceLoc loc = {});
@@ -338,6 +340,10 @@ Stmt CloneStmt(const Stmt& stmt);
 Block CloneBlock(const Block& block);
 Function CloneFunction(const Function& function);
 Module CloneModule(const Module& module);
+
+// True for `subscript(x)[:, ..., :, None]` that keeps every dim of x and adds
+// one trailing axis (what `x[..., None]` becomes).
+bool IsTrailingUnsqueeze(const Expr& expr);
 
 // Structural equality: same shape of tree, ops, names, types, attributes.
 // Source locations are ignored unless `compare_locations` is set.
