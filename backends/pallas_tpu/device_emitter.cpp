@@ -63,7 +63,7 @@ std::string DeviceEmitter::AddScratch(const std::string& base,
   return name;
 }
 
-std::string DeviceEmitter::HostShape(const std::vector<Dim>& dims) {
+std::string DeviceEmitter::HostShape(const Shape& dims) {
   std::string text = "(";
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i) text += ", ";
@@ -287,8 +287,7 @@ std::string DeviceEmitter::Size(const Expr& expr) {
 // --- Ref accesses ----------------------------------------------------------
 
 std::string DeviceEmitter::RefAccess(const std::string& ref_name,
-                                     const std::vector<Index>& indices,
-                                     bool write) {
+                                     const IndexList& indices, bool write) {
   const RefPlan* ref = plan_.FindRef(ref_name);
   auto value_alias = value_aliases_.find(ref_name);
   std::string suffix;
@@ -473,9 +472,9 @@ bool DeviceEmitter::EmitAssign(const Stmt& stmt, PyLines& out) {
   const Value& target = stmt.results[0];
   const Expr& value = *stmt.value;
   if (value.op == OpKind::kScratch) {
-    const auto* shape = GetAttr<std::vector<Dim>>(value.attrs, "shape");
+    const auto* shape = GetAttr<Shape>(value.attrs, "shape");
     const DType* dtype = GetAttr<DType>(value.attrs, "dtype");
-    std::vector<Dim> dims = shape ? *shape : value.type.shape;
+    Shape dims = shape ? *shape : value.type.shape;
     DType dt = dtype ? *dtype : value.type.dtype;
     std::vector<int64_t> sizes;
     for (const Dim& d : dims) sizes.push_back(d.is_static() ? d.size : -1);

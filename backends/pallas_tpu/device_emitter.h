@@ -125,7 +125,7 @@ class DeviceEmitter : public ExprEmitter {
   // A new scratch parameter; returns its name.
   std::string AddScratch(const std::string& base, const std::string& shape,
                          VmemBuffer vmem);
-  std::string HostShape(const std::vector<Dim>& dims);
+  std::string HostShape(const Shape& dims);
   std::string Fresh(const std::string& base) {
     return state_.names.Fresh(base);
   }
@@ -193,8 +193,8 @@ class DeviceEmitter : public ExprEmitter {
                              std::string_view fill) override;
   std::string DotOperand(const Expr& operand, int64_t axis) override;
 
-  std::string RefAccess(const std::string& ref,
-                        const std::vector<Index>& indices, bool write);
+  std::string RefAccess(const std::string& ref, const IndexList& indices,
+                        bool write);
   std::string MaskIfRagged(const Expr& value, int64_t axis,
                            std::string_view fill);
   std::string Kwarg(const std::string& name, const std::string& host_value);

@@ -90,7 +90,7 @@ std::string ExprEmitter::Emit(const Expr& expr) {
   return text;
 }
 
-std::string ExprEmitter::ShapeTuple(const std::vector<Dim>& dims) {
+std::string ExprEmitter::ShapeTuple(const Shape& dims) {
   std::string text = "(";
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i) text += ", ";
@@ -281,7 +281,7 @@ std::string ExprEmitter::Sub(const Expr& expr) {
     case OpKind::kFull: {
       const DType* dtype = GetAttr<DType>(expr.attrs, "dtype");
       DType dt = dtype ? *dtype : expr.type.dtype;
-      const auto* shape = GetAttr<std::vector<Dim>>(expr.attrs, "shape");
+      const auto* shape = GetAttr<Shape>(expr.attrs, "shape");
       std::string shape_text = ShapeTuple(shape ? *shape : expr.type.shape);
       return fmt::format("jnp.full({}, {}, {})", shape_text,
                          AttrLiteral(expr.attr("value"), dt), JnpDType(dt));
@@ -296,7 +296,7 @@ std::string ExprEmitter::Sub(const Expr& expr) {
       return fmt::format("jnp.asarray({}, {})", Emit(x), JnpDType(dt));
     }
     case OpKind::kBroadcastTo: {
-      const auto* shape = GetAttr<std::vector<Dim>>(expr.attrs, "shape");
+      const auto* shape = GetAttr<Shape>(expr.attrs, "shape");
       return fmt::format("jnp.broadcast_to({}, {})", Emit(*expr.operands[0]),
                          ShapeTuple(shape ? *shape : expr.type.shape));
     }

@@ -21,7 +21,7 @@ class ExprEmitter {
   // The expression as Python, without redundant outer parentheses.
   std::string Emit(const Expr& expr);
   // A Python tuple literal of dims ("(64, n)", "(128,)").
-  std::string ShapeTuple(const std::vector<Dim>& dims);
+  std::string ShapeTuple(const Shape& dims);
   // Problems found while emitting (unsupported ops); empty when fine.
   const std::vector<std::string>& errors() const { return errors_; }
 

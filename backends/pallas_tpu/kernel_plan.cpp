@@ -100,7 +100,7 @@ class PlanBuilder {
   // Drops the uses made by assignments whose value is never used (to a
   // fixpoint), so the emitter skips whole dead chains.
   void RemoveDeadUses(const Block& body);
-  void RecordAccess(const std::string& ref, const std::vector<Index>& indices,
+  void RecordAccess(const std::string& ref, const IndexList& indices,
                     const std::vector<const Stmt*>& loops, bool write,
                     bool atomic);
   void PlanSpecs(RefPlan& ref);
@@ -208,9 +208,9 @@ bool PlanBuilder::Build() {
 }
 
 void PlanBuilder::CountUses(const Stmt& stmt) {
-  auto count_attrs = [&](const std::vector<Attr>& attrs) {
+  auto count_attrs = [&](const AttrList& attrs) {
     for (const Attr& attr : attrs) {
-      if (const auto* dims = std::get_if<std::vector<Dim>>(&attr.value)) {
+      if (const auto* dims = std::get_if<Shape>(&attr.value)) {
         for (const Dim& dim : *dims) {
           if (!dim.is_static()) ++plan_.use_counts[dim.symbol];
         }
@@ -246,7 +246,7 @@ void PlanBuilder::RemoveDeadUses(const Block& body) {
       WalkExpr(*stmt->value, [&](const Expr& expr) {
         if (expr.op == OpKind::kVar) --plan_.use_counts[expr.name];
         for (const Attr& attr : expr.attrs) {
-          if (const auto* dims = std::get_if<std::vector<Dim>>(&attr.value)) {
+          if (const auto* dims = std::get_if<Shape>(&attr.value)) {
             for (const Dim& dim : *dims) {
               if (!dim.is_static()) --plan_.use_counts[dim.symbol];
             }
@@ -322,7 +322,7 @@ bool PlanBuilder::CollectBlock(const Block& block,
 }
 
 void PlanBuilder::RecordAccess(const std::string& ref_name,
-                               const std::vector<Index>& indices,
+                               const IndexList& indices,
                                const std::vector<const Stmt*>& loops,
                                bool write, bool atomic) {
   auto it = plan_.ref_by_name.find(ref_name);
@@ -340,8 +340,7 @@ void PlanBuilder::RecordAccess(const std::string& ref_name,
 
 // For each ref dim, the index every access uses there (nullptr: `:` by
 // omission).
-std::vector<const Index*> IndicesByDim(const std::vector<Index>& indices,
-                                       size_t rank) {
+std::vector<const Index*> IndicesByDim(const IndexList& indices, size_t rank) {
   std::vector<const Index*> by_dim(rank, nullptr);
   size_t dim = 0;
   for (const Index& index : indices) {
@@ -404,10 +403,10 @@ void PlanBuilder::PlanStreaming(RefPlan& ref) {
   const size_t rank = ref.type.shape.size();
   // Every access must index the same way: tiles, `:` or None, using the
   // loop's own tile somewhere.
-  const std::vector<Index>& pattern = *ref.accesses[0].indices;
+  const IndexList& pattern = *ref.accesses[0].indices;
   bool uses_loop_tile = false;
   for (const RefAccess& access : ref.accesses) {
-    const std::vector<Index>& indices = *access.indices;
+    const IndexList& indices = *access.indices;
     if (indices.size() != pattern.size()) return;
     for (size_t i = 0; i < indices.size(); ++i) {
       if (indices[i].kind != pattern[i].kind) return;

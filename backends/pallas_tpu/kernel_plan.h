@@ -45,7 +45,7 @@ struct SpecDim {
 };
 
 struct RefAccess {
-  const std::vector<Index>* indices = nullptr;
+  const IndexList* indices = nullptr;
   // Inner tile loops around the access, outermost first.
   std::vector<const Stmt*> loops;
   bool write = false;

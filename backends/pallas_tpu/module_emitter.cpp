@@ -57,7 +57,7 @@ void RegisterNames(const Function& function, NameTable& names) {
 
 struct HostAlloc {
   OpKind kind = OpKind::kVar;  // kEmpty, kAllocFull, kReshape, ...; kVar: param
-  std::vector<Dim> shape;
+  Shape shape;
   DType dtype = DType::kF32;
 };
 

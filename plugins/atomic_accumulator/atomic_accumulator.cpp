@@ -73,8 +73,8 @@ class DeviceRewriter {
   void PlanTarget(Target& target);
   std::string FreshName(const std::string& base);
   void RewriteAtomic(const Target& target, Stmt& atomic);
-  std::vector<Index> RefIndices(const Target& target) const;
-  std::vector<Index> AccIndices(const Target& target) const;
+  IndexList RefIndices(const Target& target) const;
+  IndexList AccIndices(const Target& target) const;
   Type AccType(const Target& target) const;
   Type BlockTensor(const Target& target, DType dtype) const;
   ExprPtr CellCondition(const std::vector<int>& dims, bool last,
@@ -355,21 +355,21 @@ std::string DeviceRewriter::FreshName(const std::string& base) {
 }
 
 Type DeviceRewriter::AccType(const Target& target) const {
-  std::vector<Dim> dims;
+  Shape dims;
   for (int64_t size : target.extent) dims.push_back(Dim::Static(size));
   return Type::Ref(target.acc_dtype, std::move(dims));
 }
 
 Type DeviceRewriter::BlockTensor(const Target& target, DType dtype) const {
-  std::vector<Dim> dims;
+  Shape dims;
   for (int64_t size : target.block) dims.push_back(Dim::Static(size));
   return Type::Tensor(dtype, std::move(dims));
 }
 
 // The target's block of this grid cell: grid tiles where it is blocked,
 // `:` elsewhere.
-std::vector<Index> DeviceRewriter::RefIndices(const Target& target) const {
-  std::vector<Index> indices;
+IndexList DeviceRewriter::RefIndices(const Target& target) const {
+  IndexList indices;
   for (int grid : target.mapping) {
     if (grid == kWholeDim) {
       indices.emplace_back(IndexKind::kSlice);
@@ -383,8 +383,8 @@ std::vector<Index> DeviceRewriter::RefIndices(const Target& target) const {
 
 // The same block in the accumulator: `:`, or `range(0, n)` where the
 // accumulator is padded to whole inner tiles.
-std::vector<Index> DeviceRewriter::AccIndices(const Target& target) const {
-  std::vector<Index> indices;
+IndexList DeviceRewriter::AccIndices(const Target& target) const {
+  IndexList indices;
   for (size_t d = 0; d < target.block.size(); ++d) {
     if (target.block[d] == target.extent[d]) {
       indices.emplace_back(IndexKind::kSlice);
@@ -401,7 +401,7 @@ ExprPtr CastTo(ExprPtr value, DType dtype) {
   Type type = value->type;
   type.dtype = dtype;
   SourceLoc loc = value->loc;
-  std::vector<ExprPtr> operands;
+  ExprList operands;
   operands.push_back(std::move(value));
   return MakeOp(OpKind::kCast, std::move(type), std::move(operands),
                 {Attr{"dtype", dtype}}, loc);
@@ -436,11 +436,11 @@ ExprPtr DeviceRewriter::CellCondition(const std::vector<int>& dims, bool last,
   const Type boolean = Type::Scalar(DType::kBool);
   ExprPtr condition;
   for (int g : dims) {
-    std::vector<Attr> axis = {Attr{"axis", int64_t{g}}};
-    std::vector<ExprPtr> operands;
+    AttrList axis = {Attr{"axis", int64_t{g}}};
+    ExprList operands;
     operands.push_back(MakeOp(OpKind::kProgramId, i32, {}, axis, loc));
     if (last) {
-      std::vector<ExprPtr> sub;
+      ExprList sub;
       sub.push_back(MakeOp(OpKind::kNumPrograms, i32, {}, axis, loc));
       sub.push_back(MakeIntConst(1, DType::kI32, loc));
       operands.push_back(MakeOp(OpKind::kSub, i32, std::move(sub), {}, loc));
@@ -452,7 +452,7 @@ ExprPtr DeviceRewriter::CellCondition(const std::vector<int>& dims, bool last,
       condition = std::move(equal);
       continue;
     }
-    std::vector<ExprPtr> both;
+    ExprList both;
     both.push_back(std::move(condition));
     both.push_back(std::move(equal));
     condition = MakeOp(OpKind::kAnd, boolean, std::move(both), {}, loc);
@@ -508,11 +508,10 @@ bool DeviceRewriter::Run(bool& changed) {
     }
     for (Stmt* atomic : target.atomics) RewriteAtomic(target, *atomic);
     // out_acc: ref<...> = scratch() {shape, dtype, accumulates}
-    std::vector<Dim> shape;
+    Shape shape;
     for (int64_t size : target.extent) shape.push_back(Dim::Static(size));
-    std::vector<Attr> attrs = {Attr{"shape", shape},
-                               Attr{"dtype", target.acc_dtype},
-                               Attr{"accumulates", target.name}};
+    AttrList attrs = {Attr{"shape", shape}, Attr{"dtype", target.acc_dtype},
+                      Attr{"accumulates", target.name}};
     prologue.push_back(MakeAssign(
         Value{target.acc_name, AccType(target)},
         MakeOp(OpKind::kScratch, AccType(target), {}, std::move(attrs), loc),
@@ -524,7 +523,7 @@ bool DeviceRewriter::Run(bool& changed) {
     }
     // store out_acc[...] = cast(load(out)[block], acc dtype)
     ExprPtr ref = MakeVar(target.name, target.type, loc);
-    std::vector<ExprPtr> load_operands;
+    ExprList load_operands;
     load_operands.push_back(std::move(ref));
     ExprPtr load = MakeOp(OpKind::kLoad, BlockTensor(target, target.type.dtype),
                           std::move(load_operands), {}, loc);
@@ -533,7 +532,7 @@ bool DeviceRewriter::Run(bool& changed) {
         MakeVar(target.acc_name, AccType(target), loc), AccIndices(target),
         CastTo(std::move(load), target.acc_dtype), loc));
     // store out[block] = cast(load(out_acc)[...], out dtype)
-    std::vector<ExprPtr> acc_operands;
+    ExprList acc_operands;
     acc_operands.push_back(MakeVar(target.acc_name, AccType(target), loc));
     ExprPtr acc = MakeOp(OpKind::kLoad, BlockTensor(target, target.acc_dtype),
                          std::move(acc_operands), {}, loc);

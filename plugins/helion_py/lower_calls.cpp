@@ -315,7 +315,7 @@ void KernelLowering::Atomic(const std::string& op, CallArgs& args) {
     items.push_back(index->Clone());
     locs.push_back(c.LocOf(1, "index"));
   }
-  std::vector<Index> indices;
+  IndexList indices;
   if (!BuildIndices(base.type(), std::move(items), std::move(locs), true,
                     c.LocOf(1, "index"), indices)) {
     return;

@@ -46,13 +46,13 @@ const std::map<std::string, UnaryInfo, std::less<>>& UnaryFunctions() {
   return *table;
 }
 
-std::vector<ExprPtr> One(ExprPtr a) {
-  std::vector<ExprPtr> v;
+ExprList One(ExprPtr a) {
+  ExprList v;
   v.push_back(std::move(a));
   return v;
 }
-std::vector<ExprPtr> Two(ExprPtr a, ExprPtr b) {
-  std::vector<ExprPtr> v;
+ExprList Two(ExprPtr a, ExprPtr b) {
+  ExprList v;
   v.push_back(std::move(a));
   v.push_back(std::move(b));
   return v;
@@ -95,7 +95,7 @@ const Val* Calls::Required(size_t index, std::string_view name,
 }
 
 Val Calls::Unary(OpKind op, double (*fold)(double), const Val& x, SourceLoc loc,
-                 std::vector<Attr> attrs) {
+                 AttrList attrs) {
   if (x.IsNumber()) {
     if (op == OpKind::kAbs && x.kind == ValKind::kInt)
       return Val::Int(x.i < 0 ? -x.i : x.i);
@@ -138,7 +138,7 @@ Val Calls::Reduce(OpKind op, const Val& x, const Val* dim, const Val* keepdim,
     return L.Fail(
         loc, fmt::format("a reduction needs a tensor, got {}", Describe(x)));
   }
-  std::vector<Attr> attrs;
+  AttrList attrs;
   int64_t rank = static_cast<int64_t>(x.type().rank());
   auto normalize = [&](int64_t d) -> std::optional<int64_t> {
     if (d < -rank || d >= rank) return std::nullopt;
@@ -180,7 +180,7 @@ Val Calls::Dot(const Val& a, const Val& b, const Val* acc,
   if (!x) return Val::Poison();
   ExprPtr y = Operand(b, nullptr, loc);
   if (!y) return Val::Poison();
-  std::vector<Attr> attrs;
+  AttrList attrs;
   if (out_dtype && !acc) attrs.push_back(Attr{"acc_dtype", *out_dtype});
   if (acc == nullptr || acc->kind == ValKind::kNone) {
     return L.MakeTyped(OpKind::kDot, Two(std::move(x), std::move(y)),
@@ -199,7 +199,7 @@ Val Calls::Dot(const Val& a, const Val& b, const Val* acc,
     if (broadcast.kind == ValKind::kPoison) return broadcast;
     z = std::move(broadcast.expr);
   }
-  std::vector<ExprPtr> operands;
+  ExprList operands;
   operands.push_back(std::move(x));
   operands.push_back(std::move(y));
   operands.push_back(std::move(z));
@@ -218,14 +218,13 @@ std::optional<AttrValue> Calls::FillValue(const Val& value, DType dtype,
   return AttrValue(static_cast<int64_t>(value.AsDouble()));
 }
 
-Val Calls::Allocate(std::vector<Dim> shape, DType dtype,
-                    std::optional<Val> fill, SourceLoc loc, bool device_only) {
+Val Calls::Allocate(Shape shape, DType dtype, std::optional<Val> fill,
+                    SourceLoc loc, bool device_only) {
   if (device_only && !L.in_device()) {
     return L.Fail(loc,
                   "hl.zeros / hl.full are valid only inside an hl.tile loop");
   }
-  std::vector<Attr> attrs = {Attr{"shape", std::move(shape)},
-                             Attr{"dtype", dtype}};
+  AttrList attrs = {Attr{"shape", std::move(shape)}, Attr{"dtype", dtype}};
   if (L.in_device()) {
     auto value = FillValue(fill ? fill->Clone() : Val::Int(0), dtype, loc);
     if (!value) return Val::Poison();
@@ -246,7 +245,7 @@ std::optional<DType> Calls::DTypeArg(size_t index,
   return L.ToDType(*value, LocOf(index, "dtype"));
 }
 
-std::optional<std::vector<Dim>> Calls::ShapeArgs(size_t count) {
+std::optional<Shape> Calls::ShapeArgs(size_t count) {
   if (args_.positional.empty()) {
     const Val* size = Arg(99, "size");
     if (size == nullptr) {
@@ -258,7 +257,7 @@ std::optional<std::vector<Dim>> Calls::ShapeArgs(size_t count) {
   if (args_.positional[0].kind == ValKind::kTuple) {
     return L.ToShape(args_.positional[0], args_.positional_locs[0]);
   }
-  std::vector<Dim> shape;
+  Shape shape;
   for (size_t i = 0; i < count; ++i) {
     std::optional<Dim> dim =
         L.ToDim(args_.positional[i], args_.positional_locs[i]);
@@ -311,7 +310,7 @@ Val Calls::Reshape(const Val& self, size_t first, SourceLoc loc) {
       cancels = false;
     }
   }
-  std::vector<Dim> shape;
+  Shape shape;
   for (size_t i = 0; i < targets.size(); ++i) {
     if (static_cast<int>(i) != inferred) {
       shape.push_back(*L.ToDim(targets[i], loc));

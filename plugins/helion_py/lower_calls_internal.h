@@ -28,8 +28,8 @@ double Abs(double x);
 // torch / math / F function or tensor method name -> op and constant fold.
 const std::map<std::string, UnaryInfo, std::less<>>& UnaryFunctions();
 
-std::vector<ExprPtr> One(ExprPtr a);
-std::vector<ExprPtr> Two(ExprPtr a, ExprPtr b);
+ExprList One(ExprPtr a);
+ExprList Two(ExprPtr a, ExprPtr b);
 
 // "torch.nn.functional.relu" -> "relu" and "torch.nn.functional".
 std::string LastComponent(const std::string& path);
@@ -49,7 +49,7 @@ class Calls {
   const Val* Required(size_t index, std::string_view name, std::string_view fn);
 
   Val Unary(OpKind op, double (*fold)(double), const Val& x, SourceLoc loc,
-            std::vector<Attr> attrs = {});
+            AttrList attrs = {});
 
   Val BinaryFn(OpKind op, const Val& a, const Val& b, SourceLoc loc);
 
@@ -66,13 +66,13 @@ class Calls {
 
   // torch.empty / zeros / ones / full and hl.zeros / hl.full: a host
   // allocation outside the tile loops, a tensor value inside.
-  Val Allocate(std::vector<Dim> shape, DType dtype, std::optional<Val> fill,
-               SourceLoc loc, bool device_only);
+  Val Allocate(Shape shape, DType dtype, std::optional<Val> fill, SourceLoc loc,
+               bool device_only);
 
   std::optional<DType> DTypeArg(size_t index, std::optional<DType> fallback);
 
   // Shape from `(shape)` or `(*ints)` starting at positional 0.
-  std::optional<std::vector<Dim>> ShapeArgs(size_t count);
+  std::optional<Shape> ShapeArgs(size_t count);
 
   Val Reshape(const Val& self, size_t first, SourceLoc loc);
 

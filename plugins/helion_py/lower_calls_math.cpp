@@ -36,7 +36,7 @@ std::optional<Val> KernelLowering::CallElementwise(const CallSite& site,
          name == "silu" || name == "sigmoid" || name == "tanh")) {
       const Val* x = first();
       if (!x) return Val::Poison();
-      std::vector<Attr> attrs;
+      AttrList attrs;
       if (it->second.op == OpKind::kGelu) {
         const Val* approximate = c.Arg(1, "approximate");
         std::string mode = approximate ? approximate->text : "none";
@@ -70,7 +70,7 @@ std::optional<Val> KernelLowering::CallElementwise(const CallSite& site,
     ExprPtr y = x ? c.Operand(*a, tb, c.LocOf(1, "input")) : nullptr;
     ExprPtr z = y ? c.Operand(*b, ta, c.LocOf(2, "other")) : nullptr;
     if (!z) return Val::Poison();
-    std::vector<ExprPtr> operands;
+    ExprList operands;
     operands.push_back(std::move(x));
     operands.push_back(std::move(y));
     operands.push_back(std::move(z));

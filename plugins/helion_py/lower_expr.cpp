@@ -112,9 +112,8 @@ std::string Describe(const Val& value) {
 // ---------------------------------------------------------------------------
 // Conversions
 // ---------------------------------------------------------------------------
-Val KernelLowering::MakeTyped(OpKind op, std::vector<ExprPtr> operands,
-                              std::vector<Attr> attrs, SourceLoc loc,
-                              std::vector<Index> indices) {
+Val KernelLowering::MakeTyped(OpKind op, ExprList operands, AttrList attrs,
+                              SourceLoc loc, IndexList indices) {
   std::vector<Type> types;
   types.reserve(operands.size());
   for (const ExprPtr& operand : operands) {
@@ -184,7 +183,7 @@ ExprPtr KernelLowering::ToIndexExpr(const Val& value, SourceLoc loc) {
       return MakeOp(
           OpKind::kCast, Type::Scalar(DType::kI64),
           [&] {
-            std::vector<ExprPtr> v;
+            ExprList v;
             v.push_back(std::move(expr));
             return v;
           }(),
@@ -229,9 +228,8 @@ std::optional<Dim> KernelLowering::ToDim(const Val& value, SourceLoc loc) {
   return std::nullopt;
 }
 
-std::optional<std::vector<Dim>> KernelLowering::ToShape(const Val& value,
-                                                        SourceLoc loc) {
-  std::vector<Dim> shape;
+std::optional<Shape> KernelLowering::ToShape(const Val& value, SourceLoc loc) {
+  Shape shape;
   if (value.kind == ValKind::kTuple) {
     for (const Val& elem : value.elems) {
       std::optional<Dim> dim = ToDim(elem, loc);
@@ -353,7 +351,7 @@ Val KernelLowering::Eval(const Node& node) {
           return MakeTyped(
               OpKind::kNot,
               [&] {
-                std::vector<ExprPtr> v;
+                ExprList v;
                 v.push_back(std::move(operand.expr));
                 return v;
               }(),
@@ -367,7 +365,7 @@ Val KernelLowering::Eval(const Node& node) {
         case UnaryOp::kInvert:
           if (IsIntLike(operand)) return Val::Int(~IntOf(operand));
           if (operand.IsValue() && operand.type().dtype == DType::kBool) {
-            std::vector<ExprPtr> v;
+            ExprList v;
             v.push_back(std::move(operand.expr));
             return MakeTyped(OpKind::kNot, std::move(v), {}, node.loc);
           }
@@ -375,7 +373,7 @@ Val KernelLowering::Eval(const Node& node) {
       }
       ExprPtr expr = ToExpr(operand, nullptr, node.loc);
       if (!expr) return Val::Poison();
-      std::vector<ExprPtr> v;
+      ExprList v;
       v.push_back(std::move(expr));
       return MakeTyped(OpKind::kNeg, std::move(v), {}, node.loc);
     }
@@ -513,7 +511,7 @@ Val KernelLowering::EvalAttribute(Val base, const std::string& name,
     case ValKind::kTile: {
       ExprPtr tile =
           MakeVar(base.tile.name, Type::Tile(Dim::Static(base.tile.block)));
-      std::vector<ExprPtr> operands;
+      ExprList operands;
       operands.push_back(std::move(tile));
       if (name == "begin")
         return MakeTyped(OpKind::kTileBegin, std::move(operands), {}, loc);
@@ -670,7 +668,7 @@ Val KernelLowering::Binary(BinaryOp op, Val lhs, Val rhs, SourceLoc loc) {
   if (!a) return Val::Poison();
   ExprPtr b = ToExpr(rhs, lhs_type, loc);
   if (!b) return Val::Poison();
-  std::vector<ExprPtr> operands;
+  ExprList operands;
   operands.push_back(std::move(a));
   operands.push_back(std::move(b));
   return MakeTyped(*kind, std::move(operands), {}, loc);
@@ -759,7 +757,7 @@ Val KernelLowering::CompareVals(CompareOp op, Val lhs, Val rhs, SourceLoc loc) {
   if (!a) return Val::Poison();
   ExprPtr b = ToExpr(rhs, lhs_type, loc);
   if (!b) return Val::Poison();
-  std::vector<ExprPtr> operands;
+  ExprList operands;
   operands.push_back(std::move(a));
   operands.push_back(std::move(b));
   return MakeTyped(kKinds[static_cast<int>(op)], std::move(operands), {}, loc);

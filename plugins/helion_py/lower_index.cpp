@@ -11,8 +11,7 @@ namespace tessera::helion_py {
 // ---------------------------------------------------------------------------
 bool KernelLowering::BuildIndices(const Type& base, std::vector<Val> items,
                                   std::vector<SourceLoc> item_locs,
-                                  bool is_load, SourceLoc loc,
-                                  std::vector<Index>& out) {
+                                  bool is_load, SourceLoc loc, IndexList& out) {
   // Tuples of tiles (`x[tile]` with `for tile in hl.tile(x.size())`)
   // spread over several dims.
   std::vector<Val> flat;
@@ -207,12 +206,12 @@ Val KernelLowering::Subscript(const Node& node) {
     return Val::Poison();
   }
   if (is_load) base = MaterializeRef(std::move(base), "view");
-  std::vector<Index> indices;
+  IndexList indices;
   if (!BuildIndices(base.type(), std::move(items), std::move(locs), is_load,
                     node.loc, indices)) {
     return Val::Poison();
   }
-  std::vector<ExprPtr> operands;
+  ExprList operands;
   operands.push_back(std::move(base.expr));
   return MakeTyped(is_load ? OpKind::kLoad : OpKind::kSubscript,
                    std::move(operands), {}, node.loc, std::move(indices));
@@ -221,7 +220,7 @@ Val KernelLowering::Subscript(const Node& node) {
 ExprPtr KernelLowering::CoerceForStore(Val value, const Type& region,
                                        SourceLoc loc) {
   if (value.kind == ValKind::kPoison) return nullptr;
-  std::vector<Attr> shape_attr = {Attr{"shape", region.shape}};
+  AttrList shape_attr = {Attr{"shape", region.shape}};
   if (value.IsNumber()) {
     AttrValue constant;
     if (IsFloat(region.dtype))
@@ -242,7 +241,7 @@ ExprPtr KernelLowering::CoerceForStore(Val value, const Type& region,
   }
   ExprPtr expr = std::move(value.expr);
   if (expr->type.dtype != region.dtype) {
-    std::vector<ExprPtr> operands;
+    ExprList operands;
     operands.push_back(std::move(expr));
     Val cast = MakeTyped(OpKind::kCast, std::move(operands),
                          {Attr{"dtype", region.dtype}}, loc);
@@ -260,7 +259,7 @@ ExprPtr KernelLowering::CoerceForStore(Val value, const Type& region,
                             TypeToString(expr->type), TypeToString(region)));
       return nullptr;
     }
-    std::vector<ExprPtr> operands;
+    ExprList operands;
     operands.push_back(std::move(expr));
     Val broadcasted = MakeTyped(OpKind::kBroadcastTo, std::move(operands),
                                 std::move(shape_attr), loc);
@@ -303,7 +302,7 @@ void KernelLowering::Store(const Node& target, Val value, SourceLoc loc) {
       items.push_back(Eval(index));
     }
   }
-  std::vector<Index> indices;
+  IndexList indices;
   if (!BuildIndices(base.type(), std::move(items), std::move(locs), true,
                     target.loc, indices)) {
     return;

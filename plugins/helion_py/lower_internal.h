@@ -140,9 +140,8 @@ class KernelLowering {
   Val Subscript(const Node& node);
 
   // Builds an op and types it with InferType; reports a mismatch at `loc`.
-  Val MakeTyped(OpKind op, std::vector<ExprPtr> operands,
-                std::vector<Attr> attrs, SourceLoc loc,
-                std::vector<Index> indices = {});
+  Val MakeTyped(OpKind op, ExprList operands, AttrList attrs, SourceLoc loc,
+                IndexList indices = {});
   // An IR expression for a value: Python numbers become consts typed to
   // match `peer` (PyTorch promotion), dims and scalars pass through.
   ExprPtr ToExpr(const Val& value, const Type* peer, SourceLoc loc);
@@ -150,7 +149,7 @@ class KernelLowering {
   // A Dim for a shape entry: static int, tile block or symbol (a computed
   // size is first stored in a fresh host value).
   std::optional<Dim> ToDim(const Val& value, SourceLoc loc);
-  std::optional<std::vector<Dim>> ToShape(const Val& value, SourceLoc loc);
+  std::optional<Shape> ToShape(const Val& value, SourceLoc loc);
   Val DimVal(const Dim& dim);
   std::optional<DType> ToDType(const Val& value, SourceLoc loc);
   // Refs must be named before they can be indexed: a computed ref (a view,
@@ -159,7 +158,7 @@ class KernelLowering {
 
   bool BuildIndices(const Type& base, std::vector<Val> items,
                     std::vector<SourceLoc> item_locs, bool is_load,
-                    SourceLoc loc, std::vector<Index>& out);
+                    SourceLoc loc, IndexList& out);
   ExprPtr CoerceForStore(Val value, const Type& region, SourceLoc loc);
   void Store(const Node& target, Val value, SourceLoc loc);
   void Atomic(const std::string& op, CallArgs& args);

@@ -338,7 +338,7 @@ void KernelLowering::SetUpParams() {
         type = Type::Scalar(DType::kBool);
       } else if (annotation.empty() || annotation == "Tensor" ||
                  annotation == "torch.Tensor") {
-        std::vector<Dim> shape;
+        Shape shape;
         int rank = InferRank(param.name);
         for (int d = 0; d < rank; ++d) {
           std::string symbol = fmt::format("{}_d{}", param.name, d);
@@ -378,7 +378,7 @@ void KernelLowering::SetUpParams() {
     for (size_t d = 0; d < param.type.shape.size(); ++d) {
       const Dim& dim = param.type.shape[d];
       if (dim.is_static() || !defined.insert(dim.symbol).second) continue;
-      std::vector<ExprPtr> operands;
+      ExprList operands;
       operands.push_back(MakeVar(param.name, param.type));
       Emit(MakeAssign(
           Value{dim.symbol, Type::Scalar(DType::kI64)},
@@ -641,7 +641,7 @@ void KernelLowering::LowerReturn(const PyStmt& stmt) {
          "the hl.tile loop");
     return;
   }
-  std::vector<ExprPtr> values;
+  ExprList values;
   if (stmt.value) {
     Val value = Eval(*stmt.value);
     if (value.kind == ValKind::kPoison) return;

@@ -87,7 +87,7 @@ Val KernelLowering::CallMethod(Val self, const std::string& name,
     int64_t axis = *d < 0 ? *d + rank : *d;
     if (axis < 0 || axis >= rank)
       return Fail(loc, fmt::format("dim {} is out of range", *d));
-    std::vector<Dim> shape = type.shape;
+    Shape shape = type.shape;
     if (name == "squeeze") {
       if (!(shape[axis] == Dim::Static(1))) return self;  // PyTorch: no-op
       shape.erase(shape.begin() + axis);
@@ -98,7 +98,7 @@ Val KernelLowering::CallMethod(Val self, const std::string& name,
       return MakeTyped(OpKind::kReshape, One(CloneExpr(*self.expr)),
                        {Attr{"shape", std::move(shape)}}, loc);
     }
-    std::vector<Index> indices;
+    IndexList indices;
     for (int64_t i = 0;
          i < static_cast<int64_t>(type.rank()) + (name == "unsqueeze"); ++i) {
       if (i == axis) {
@@ -182,7 +182,7 @@ Val KernelLowering::CallMethod(Val self, const std::string& name,
     } else {
       for (const Val& v : args.positional) sizes.push_back(v.Clone());
     }
-    std::vector<Dim> shape;
+    Shape shape;
     size_t offset = sizes.size() - std::min(sizes.size(), type.rank());
     for (size_t i = 0; i < sizes.size(); ++i) {
       if (sizes[i].kind == ValKind::kInt && sizes[i].i == -1 && i >= offset) {

@@ -36,7 +36,7 @@ void ForEachExprSlot(Function& function,
 // whether it did.
 bool Redefine(Stmt& definition, const std::string& attr, AttrValue value) {
   Expr& expr = *definition.value;
-  std::vector<Attr> saved = expr.attrs;
+  AttrList saved = expr.attrs;
   SetAttr(expr.attrs, attr, std::move(value));
   absl::StatusOr<Type> type = InferType(expr);
   if (!type.ok()) {
@@ -94,7 +94,7 @@ void FoldUnsqueezes(Function& function, int64_t lanes) {
     }
     const Expr& var = *expr->operands[0]->operands[0];
     auto definition = definitions.find(var.name);
-    const auto* shape = GetAttr<std::vector<Dim>>(expr->attrs, "shape");
+    const auto* shape = GetAttr<Shape>(expr->attrs, "shape");
     if (definition == definitions.end() || uses[var.name] != 1 ||
         shape == nullptr || shape->empty() || shape->back().size != lanes ||
         definition->second->value->op != OpKind::kFull) {

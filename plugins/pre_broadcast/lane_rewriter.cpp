@@ -53,8 +53,8 @@ bool KeepsDims(const Expr& reduction) {
   return keepdim != nullptr && *keepdim;
 }
 
-std::vector<Index> Slices(size_t count) {
-  std::vector<Index> indices;
+IndexList Slices(size_t count) {
+  IndexList indices;
   for (size_t i = 0; i < count; ++i) indices.emplace_back(IndexKind::kSlice);
   return indices;
 }
@@ -254,7 +254,7 @@ LaneRewriter::Shaped LaneRewriter::RewriteElementwise(ExprPtr expr) {
       Type tiled = operand.expr->type;
       tiled.shape.back() = Dim::Static(last.size);
       SourceLoc loc = operand.expr->loc;
-      std::vector<ExprPtr> repeated;
+      ExprList repeated;
       repeated.push_back(std::move(operand.expr));
       operand.expr = MakeOp(OpKind::kRepeatLanes, std::move(tiled),
                             std::move(repeated), {{"reps", reps}}, loc);
@@ -321,7 +321,7 @@ LaneRewriter::Shaped LaneRewriter::RewriteReduction(ExprPtr expr) {
 ExprPtr LaneRewriter::ToOriginal(Shaped value) {
   if (value.layout == Layout::kOriginal) return std::move(value.expr);
   const size_t rank = value.expr->type.rank();
-  std::vector<Index> indices = Slices(rank - 1);
+  IndexList indices = Slices(rank - 1);
   indices.emplace_back(IndexKind::kScalar, MakeIntConst(0));
   if (value.layout == Layout::kSpread) {
     indices.emplace_back(IndexKind::kNewAxis);
@@ -353,7 +353,7 @@ ExprPtr LaneRewriter::ToUnit(ExprPtr original) {
       return original;
     }
   }
-  std::vector<Index> indices = Slices(expr.type.rank());
+  IndexList indices = Slices(expr.type.rank());
   indices.emplace_back(IndexKind::kNewAxis);
   return Subscript(std::move(original), std::move(indices));
 }
@@ -370,7 +370,7 @@ ExprPtr LaneRewriter::ToWide(Shaped value) {
     case Layout::kOriginal:
       break;
   }
-  std::vector<Dim> shape = value.expr->type.shape;
+  Shape shape = value.expr->type.shape;
   if (value.layout == Layout::kUnit) shape.pop_back();
   shape.push_back(Dim::Static(lanes_));
   if (value.layout == Layout::kOriginal && value.expr->op == OpKind::kFull) {
@@ -382,15 +382,15 @@ ExprPtr LaneRewriter::ToWide(Shaped value) {
                                                : ToUnit(std::move(value.expr));
   SourceLoc loc = unit->loc;
   Type type = Type::Tensor(unit->type.dtype, shape);
-  std::vector<ExprPtr> operands;
+  ExprList operands;
   operands.push_back(std::move(unit));
   return MakeOp(OpKind::kBroadcastTo, std::move(type), std::move(operands),
                 {{"shape", std::move(shape)}}, loc);
 }
 
-ExprPtr LaneRewriter::Subscript(ExprPtr base, std::vector<Index> indices) {
+ExprPtr LaneRewriter::Subscript(ExprPtr base, IndexList indices) {
   SourceLoc loc = base->loc;
-  std::vector<ExprPtr> operands;
+  ExprList operands;
   operands.push_back(std::move(base));
   ExprPtr expr =
       MakeOp(OpKind::kSubscript, Type::None(), std::move(operands), {}, loc);

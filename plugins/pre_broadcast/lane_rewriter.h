@@ -98,7 +98,7 @@ class LaneRewriter {
   ExprPtr ToUnit(ExprPtr original);
   ExprPtr ToWide(Shaped value);
 
-  ExprPtr Subscript(ExprPtr base, std::vector<Index> indices);
+  ExprPtr Subscript(ExprPtr base, IndexList indices);
   void Retype(Expr& expr);
   SourceLoc LocOf(const Expr& expr) const;
 

@@ -18,9 +18,9 @@ void VisitTypeNames(Type& type, const NameVisitor& visitor) {
   for (Dim& dim : type.shape) VisitDim(dim, visitor);
 }
 
-void VisitAttrNames(std::vector<Attr>& attrs, const NameVisitor& visitor) {
+void VisitAttrNames(AttrList& attrs, const NameVisitor& visitor) {
   for (Attr& attr : attrs) {
-    if (auto* dims = std::get_if<std::vector<Dim>>(&attr.value)) {
+    if (auto* dims = std::get_if<Shape>(&attr.value)) {
       for (Dim& dim : *dims) VisitDim(dim, visitor);
     }
   }

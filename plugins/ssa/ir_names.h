@@ -26,7 +26,7 @@ struct ConstNameVisitor {
 };
 
 void VisitTypeNames(Type& type, const NameVisitor& visitor);
-void VisitAttrNames(std::vector<Attr>& attrs, const NameVisitor& visitor);
+void VisitAttrNames(AttrList& attrs, const NameVisitor& visitor);
 // Operands and index expressions first (evaluation order), then the node's
 // own result type and attributes.
 void VisitExprNames(Expr& expr, const NameVisitor& visitor);

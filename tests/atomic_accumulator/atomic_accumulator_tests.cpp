@@ -208,9 +208,9 @@ func kernel @k(x: ref<f32[4, 64]>) -> (ref<f32[64]>) @1:1 {
 }
 
 TEST(AtomicAccumulatedTypes, AccumulatesMustBeAString) {
-  std::vector<Attr> attrs = {Attr{"shape", std::vector<Dim>{Dim::Static(8)}},
-                             Attr{"dtype", DType::kF32},
-                             Attr{"accumulates", int64_t{3}}};
+  AttrList attrs = {Attr{"shape", Shape{Dim::Static(8)}},
+                    Attr{"dtype", DType::kF32},
+                    Attr{"accumulates", int64_t{3}}};
   absl::StatusOr<Type> type = InferType(OpKind::kScratch, {}, {}, attrs);
   ASSERT_FALSE(type.ok());
   EXPECT_NE(type.status().message().find(

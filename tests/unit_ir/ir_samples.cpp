@@ -9,14 +9,10 @@ namespace tessera::testing {
 
 Dim S(int64_t n) { return Dim::Static(n); }
 Dim Sym(std::string name) { return Dim::Symbol(std::move(name)); }
-Type F32(std::vector<Dim> shape) {
-  return Type::Tensor(DType::kF32, std::move(shape));
-}
-Type Bool(std::vector<Dim> shape) {
-  return Type::Tensor(DType::kBool, std::move(shape));
-}
+Type F32(Shape shape) { return Type::Tensor(DType::kF32, std::move(shape)); }
+Type Bool(Shape shape) { return Type::Tensor(DType::kBool, std::move(shape)); }
 
-std::vector<Value> SampleParams() {
+ValueList SampleParams() {
   return {
       {"x", Type::Ref(DType::kF32, {Sym("m"), Sym("n")})},
       {"m", Type::Scalar(DType::kI64)},
@@ -48,7 +44,7 @@ ExprPtr P(const std::string& name) {
   return MakeVar(name, Type::None());
 }
 
-ExprPtr Op(OpKind op, std::vector<ExprPtr> operands, std::vector<Attr> attrs) {
+ExprPtr Op(OpKind op, ExprList operands, AttrList attrs) {
   auto expr = MakeOp(op, Type::None(), std::move(operands), std::move(attrs));
   auto type = InferType(*expr);
   EXPECT_TRUE(type.ok()) << OpInfoOf(op).name << ": " << type.status();
@@ -56,7 +52,7 @@ ExprPtr Op(OpKind op, std::vector<ExprPtr> operands, std::vector<Attr> attrs) {
   return expr;
 }
 
-ExprPtr Load(ExprPtr ref, std::vector<Index> indices) {
+ExprPtr Load(ExprPtr ref, IndexList indices) {
   auto expr = MakeOp(OpKind::kLoad, Type::None(), {});
   expr->operands.push_back(std::move(ref));
   expr->indices = std::move(indices);
@@ -67,14 +63,14 @@ ExprPtr Load(ExprPtr ref, std::vector<Index> indices) {
 }
 
 namespace {
-std::vector<ExprPtr> List(ExprPtr a, ExprPtr b = nullptr, ExprPtr c = nullptr) {
-  std::vector<ExprPtr> list;
+ExprList List(ExprPtr a, ExprPtr b = nullptr, ExprPtr c = nullptr) {
+  ExprList list;
   list.push_back(std::move(a));
   if (b) list.push_back(std::move(b));
   if (c) list.push_back(std::move(c));
   return list;
 }
-ExprPtr Subscript(ExprPtr base, std::vector<Index> indices) {
+ExprPtr Subscript(ExprPtr base, IndexList indices) {
   auto expr = MakeOp(OpKind::kSubscript, Type::None(), List(std::move(base)));
   expr->indices = std::move(indices);
   auto type = InferType(*expr);
@@ -84,8 +80,8 @@ ExprPtr Subscript(ExprPtr base, std::vector<Index> indices) {
 }
 }  // namespace
 
-std::vector<ExprPtr> SampleExprs(OpKind op) {
-  std::vector<ExprPtr> out;
+ExprList SampleExprs(OpKind op) {
+  ExprList out;
   const OpInfo& info = OpInfoOf(op);
   switch (info.category) {
     case OpCategory::kLeaf:
@@ -121,17 +117,17 @@ std::vector<ExprPtr> SampleExprs(OpKind op) {
         out.push_back(Op(op, List(P("x")), {{"dim", int64_t{0}}}));
         out.push_back(Op(op, List(P("x")), {{"dim", int64_t{-1}}}));
       } else if (op == OpKind::kEmpty) {
-        out.push_back(Op(op, {},
-                         {{"shape", std::vector<Dim>{Sym("m"), S(8)}},
-                          {"dtype", DType::kBF16}}));
+        out.push_back(
+            Op(op, {},
+               {{"shape", Shape{Sym("m"), S(8)}}, {"dtype", DType::kBF16}}));
       } else if (op == OpKind::kAllocFull) {
         out.push_back(Op(op, {},
-                         {{"shape", std::vector<Dim>{Sym("m")}},
+                         {{"shape", Shape{Sym("m")}},
                           {"dtype", DType::kF32},
                           {"value", 0.0}}));
       } else if (op == OpKind::kReshape) {
-        out.push_back(Op(op, List(P("x")),
-                         {{"shape", std::vector<Dim>{Sym("n"), Sym("m")}}}));
+        out.push_back(
+            Op(op, List(P("x")), {{"shape", Shape{Sym("n"), Sym("m")}}}));
       } else if (op == OpKind::kTranspose) {
         out.push_back(
             Op(op, List(P("x")), {{"perm", std::vector<int64_t>{1, 0}}}));
@@ -139,27 +135,27 @@ std::vector<ExprPtr> SampleExprs(OpKind op) {
       break;
     case OpCategory::kMemory:
       if (op == OpKind::kLoad) {
-        std::vector<Index> tiles;
+        IndexList tiles;
         tiles.emplace_back(IndexKind::kTile, P("t"));
         tiles.emplace_back(IndexKind::kTile, P("t2"));
         out.push_back(Load(P("x"), std::move(tiles)));
-        std::vector<Index> mixed;
+        IndexList mixed;
         mixed.emplace_back(IndexKind::kSlice);
         mixed.emplace_back(IndexKind::kNewAxis);
         mixed.emplace_back(IndexKind::kScalar, P("k"));
         out.push_back(Load(P("x"), std::move(mixed)));
-        std::vector<Index> ranged;
+        IndexList ranged;
         ranged.emplace_back(IndexKind::kRange,
                             Op(OpKind::kTileBegin, List(P("t"))), S(64));
         ranged.emplace_back(IndexKind::kRange, P("k"), Sym("block_n"));
         out.push_back(Load(P("x"), std::move(ranged)));
         out.push_back(Load(P("x"), {}));
       } else {
-        std::vector<Index> indices;
+        IndexList indices;
         indices.emplace_back(IndexKind::kSlice);
         indices.emplace_back(IndexKind::kNewAxis);
         out.push_back(Subscript(P("a"), std::move(indices)));
-        std::vector<Index> scalar;
+        IndexList scalar;
         scalar.emplace_back(IndexKind::kScalar, MakeIntConst(0));
         out.push_back(Subscript(P("v"), std::move(scalar)));
       }
@@ -217,23 +213,22 @@ std::vector<ExprPtr> SampleExprs(OpKind op) {
     case OpCategory::kConstruct:
       if (op == OpKind::kFull) {
         out.push_back(Op(op, {},
-                         {{"shape", std::vector<Dim>{S(64), S(128)}},
+                         {{"shape", Shape{S(64), S(128)}},
                           {"dtype", DType::kF32},
                           {"value", -INFINITY}}));
       } else if (op == OpKind::kCast) {
         out.push_back(Op(op, List(P("a")), {{"dtype", DType::kBF16}}));
       } else if (op == OpKind::kBroadcastTo) {
-        out.push_back(Op(op, List(P("col")),
-                         {{"shape", std::vector<Dim>{S(64), S(128)}}}));
+        out.push_back(
+            Op(op, List(P("col")), {{"shape", Shape{S(64), S(128)}}}));
       } else {
         out.push_back(Op(op, List(P("col")), {{"reps", int64_t{128}}}));
       }
       break;
     case OpCategory::kDevice:
       if (op == OpKind::kScratch) {
-        out.push_back(Op(op, {},
-                         {{"shape", std::vector<Dim>{S(64), S(128)}},
-                          {"dtype", DType::kF32}}));
+        out.push_back(Op(
+            op, {}, {{"shape", Shape{S(64), S(128)}}, {"dtype", DType::kF32}}));
       } else {
         out.push_back(Op(op, {}, {{"axis", int64_t{1}}}));
       }

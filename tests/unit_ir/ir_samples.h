@@ -10,30 +10,29 @@
 
 namespace tessera::testing {
 
-Type F32(std::vector<Dim> shape);
-Type Bool(std::vector<Dim> shape);
+Type F32(Shape shape);
+Type Bool(Shape shape);
 Dim S(int64_t n);
 Dim Sym(std::string name);
 
 // The parameters every sample expression may refer to (see ir_samples.cpp).
-std::vector<Value> SampleParams();
+ValueList SampleParams();
 // A reference to a sample parameter, typed as declared.
 ExprPtr P(const std::string& name);
 
 // Well-typed sample expressions (type from InferType) for `op`; every op
 // kind except kVar has at least one.
-std::vector<ExprPtr> SampleExprs(OpKind op);
+ExprList SampleExprs(OpKind op);
 
 // An op expression with its type inferred (asserting it infers).
-ExprPtr Op(OpKind op, std::vector<ExprPtr> operands,
-           std::vector<Attr> attrs = {});
+ExprPtr Op(OpKind op, ExprList operands, AttrList attrs = {});
 template <typename... E>
-std::vector<ExprPtr> Exprs(E&&... exprs) {
-  std::vector<ExprPtr> list;
+ExprList Exprs(E&&... exprs) {
+  ExprList list;
   (list.push_back(std::forward<E>(exprs)), ...);
   return list;
 }
-ExprPtr Load(ExprPtr ref, std::vector<Index> indices);
+ExprPtr Load(ExprPtr ref, IndexList indices);
 
 // A module with one kernel function holding `stmts` after the params.
 Module ModuleWith(std::vector<Stmt> stmts);

@@ -41,7 +41,7 @@ TEST(Types, ToStringAndEquality) {
 }
 
 TEST(Attrs, FindSetGetRemove) {
-  std::vector<Attr> attrs;
+  AttrList attrs;
   SetAttr(attrs, "dim", int64_t{1});
   SetAttr(attrs, "keepdim", true);
   SetAttr(attrs, "dim", int64_t{2});  // replaces in place
@@ -133,7 +133,7 @@ TEST(Walkers, VisitEveryRootAndStatement) {
       MakeYield(Exprs(Op(OpKind::kNeg, Exprs(P("b"))))));
   std::vector<Stmt> stmts;
   stmts.push_back(std::move(loop));
-  std::vector<Index> indices;
+  IndexList indices;
   indices.emplace_back(IndexKind::kScalar, P("k"));
   stmts.push_back(MakeStore(P("x"), std::move(indices), P("s")));
   Module module = ModuleWith(std::move(stmts));

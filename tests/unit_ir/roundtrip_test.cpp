@@ -23,7 +23,7 @@ TEST(RoundTrip, EveryOpKind) {
   for (int i = 0; i < static_cast<int>(OpKind::kNumOps); ++i) {
     OpKind op = static_cast<OpKind>(i);
     if (op == OpKind::kVar) continue;
-    std::vector<ExprPtr> samples = SampleExprs(op);
+    ExprList samples = SampleExprs(op);
     ASSERT_FALSE(samples.empty()) << OpInfoOf(op).name;
     covered.insert(op);
     std::vector<Stmt> stmts;
@@ -84,7 +84,7 @@ TEST(RoundTrip, OpTypesPrintOnlyWhenInferenceDiffers) {
 }
 
 TEST(RoundTrip, EveryTypeKind) {
-  std::vector<Value> params = {
+  ValueList params = {
       {"n0", Type::None()},
       {"s0", Type::Scalar(DType::kBool)},
       {"s1", Type::Scalar(DType::kI8)},
@@ -107,7 +107,7 @@ TEST(RoundTrip, EveryTypeKind) {
   function.name = "types";
   function.params = params;
   for (const Value& param : params) function.result_types.push_back(param.type);
-  std::vector<ExprPtr> values;
+  ExprList values;
   for (const Value& param : params) {
     values.push_back(MakeVar(param.name, param.type));
   }
@@ -122,7 +122,7 @@ TEST(RoundTrip, EveryTypeKind) {
 }
 
 TEST(RoundTrip, EveryAttributeKind) {
-  std::vector<Attr> attrs = {
+  AttrList attrs = {
       {"flag", true},
       {"off", false},
       {"count", int64_t{-42}},
@@ -139,8 +139,8 @@ TEST(RoundTrip, EveryAttributeKind) {
       {"dtype", DType::kBF16},
       {"ints", std::vector<int64_t>{1, -2, 3}},
       {"no_ints", std::vector<int64_t>{}},
-      {"dims", std::vector<Dim>{Sym("m"), S(64), Dim{}}},
-      {"no_dims", std::vector<Dim>{}},
+      {"dims", Shape{Sym("m"), S(64), Dim{}}},
+      {"no_dims", Shape{}},
       {"names", std::vector<std::string>{"a", "b c", ""}},
       {"no_names", std::vector<std::string>{}},
       {"weird name!", int64_t{1}},
@@ -162,17 +162,17 @@ TEST(RoundTrip, EveryAttributeKind) {
 
 TEST(RoundTrip, EveryIndexKind) {
   std::vector<Stmt> stmts;
-  std::vector<Index> indices;
+  IndexList indices;
   indices.emplace_back(IndexKind::kTile, P("t"));
   indices.emplace_back(IndexKind::kNewAxis);
   indices.emplace_back(IndexKind::kSlice);
   stmts.push_back(AssignTo("l0", Load(P("x"), std::move(indices))));
-  std::vector<Index> other;
+  IndexList other;
   other.emplace_back(IndexKind::kScalar, Op(OpKind::kTileBegin, Exprs(P("t"))));
   other.emplace_back(IndexKind::kRange, P("k"), S(16));
   stmts.push_back(AssignTo("l1", Load(P("x"), std::move(other))));
   // Store and atomic with every index kind.
-  std::vector<Index> store_indices;
+  IndexList store_indices;
   store_indices.emplace_back(IndexKind::kTile, P("t"));
   store_indices.emplace_back(IndexKind::kRange, P("k"), Sym("block_n"));
   stmts.push_back(MakeStore(P("x"), std::move(store_indices),

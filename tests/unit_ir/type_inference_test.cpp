@@ -6,13 +6,13 @@
 namespace tessera::testing {
 namespace {
 
-Type T(DType dtype, std::vector<Dim> shape) {
+Type T(DType dtype, Shape shape) {
   return Type::Tensor(dtype, std::move(shape));
 }
 Type Sc(DType dtype) { return Type::Scalar(dtype); }
 
 absl::StatusOr<Type> Infer(OpKind op, std::vector<Type> types,
-                           std::vector<Attr> attrs = {}) {
+                           AttrList attrs = {}) {
   return InferType(op, types, {}, attrs);
 }
 
@@ -32,9 +32,9 @@ TEST(TypeInference, Broadcasting) {
       "cannot broadcast [64, 128] with [64, 64]");
   EXPECT_EQ(ErrorOf(Infer(OpKind::kAdd, {F32({Sym("m")}), F32({Sym("n")})})),
             "cannot broadcast [m] with [n]");
-  auto shape = BroadcastShapes(std::vector<Dim>{S(1)}, std::vector<Dim>{});
+  auto shape = BroadcastShapes(Shape{S(1)}, Shape{});
   ASSERT_TRUE(shape.ok());
-  EXPECT_EQ(*shape, std::vector<Dim>{S(1)});
+  EXPECT_EQ(*shape, Shape{S(1)});
 }
 
 TEST(TypeInference, Promotion) {
@@ -136,28 +136,28 @@ TEST(TypeInference, Dot) {
 
 TEST(TypeInference, LoadAndSubscriptIndices) {
   Type ref = Type::Ref(DType::kF32, {Sym("m"), Sym("n"), S(16)});
-  std::vector<Index> indices;
+  IndexList indices;
   indices.emplace_back(IndexKind::kTile, MakeVar("t", Type::Tile(S(64))));
   indices.emplace_back(IndexKind::kNewAxis);
   indices.emplace_back(IndexKind::kScalar, MakeIntConst(0));
   indices.emplace_back(IndexKind::kRange, MakeIntConst(0), S(8));
   EXPECT_EQ(*InferType(OpKind::kLoad, std::vector<Type>{ref}, indices, {}),
             F32({S(64), S(1), S(8)}));
-  std::vector<Index> partial;
+  IndexList partial;
   partial.emplace_back(IndexKind::kSlice);
   EXPECT_EQ(*InferType(OpKind::kLoad, std::vector<Type>{ref}, partial, {}),
             F32({Sym("m"), Sym("n"), S(16)}));
-  std::vector<Index> too_many;
+  IndexList too_many;
   for (int i = 0; i < 4; ++i) too_many.emplace_back(IndexKind::kSlice);
   EXPECT_EQ(
       ErrorOf(InferType(OpKind::kLoad, std::vector<Type>{ref}, too_many, {})),
       "too many indices for ref<f32[m, n, 16]>: 3 dims");
-  std::vector<Index> bad_tile;
+  IndexList bad_tile;
   bad_tile.emplace_back(IndexKind::kTile, MakeIntConst(0));
   EXPECT_EQ(
       ErrorOf(InferType(OpKind::kLoad, std::vector<Type>{ref}, bad_tile, {})),
       "index 0 must be a tile, got i64");
-  std::vector<Index> float_index;
+  IndexList float_index;
   float_index.emplace_back(IndexKind::kScalar, MakeFloatConst(0.0));
   EXPECT_EQ(ErrorOf(InferType(OpKind::kLoad, std::vector<Type>{ref},
                               float_index, {})),
@@ -165,13 +165,13 @@ TEST(TypeInference, LoadAndSubscriptIndices) {
   EXPECT_EQ(
       ErrorOf(InferType(OpKind::kLoad, std::vector<Type>{F32({S(2)})}, {}, {})),
       "'load' expects a ref, got f32[2]");
-  std::vector<Index> sub;
+  IndexList sub;
   sub.emplace_back(IndexKind::kSlice);
   sub.emplace_back(IndexKind::kNewAxis);
   EXPECT_EQ(
       *InferType(OpKind::kSubscript, std::vector<Type>{F32({S(64)})}, sub, {}),
       F32({S(64), S(1)}));
-  std::vector<Index> sub_tile;
+  IndexList sub_tile;
   sub_tile.emplace_back(IndexKind::kTile, MakeVar("t", Type::Tile(S(64))));
   EXPECT_EQ(ErrorOf(InferType(OpKind::kSubscript,
                               std::vector<Type>{F32({S(64)})}, sub_tile, {})),
@@ -197,14 +197,13 @@ TEST(TypeInference, TileHostConstructAndDeviceOps) {
                           {{"perm", std::vector<int64_t>{0, 0}}})),
             "'transpose' perm is not a permutation");
   EXPECT_EQ(*Infer(OpKind::kReshape, {Type::Ref(DType::kF32, {S(2), S(6)})},
-                   {{"shape", std::vector<Dim>{S(3), S(4)}}}),
+                   {{"shape", Shape{S(3), S(4)}}}),
             Type::Ref(DType::kF32, {S(3), S(4)}));
   EXPECT_EQ(
       ErrorOf(Infer(OpKind::kReshape, {Type::Ref(DType::kF32, {S(2), S(6)})},
-                    {{"shape", std::vector<Dim>{S(5)}}})),
+                    {{"shape", Shape{S(5)}}})),
       "cannot reshape ref<f32[2, 6]> (12 elements) to [5]");
-  std::vector<Attr> alloc = {{"shape", std::vector<Dim>{Sym("m")}},
-                             {"dtype", DType::kBF16}};
+  AttrList alloc = {{"shape", Shape{Sym("m")}}, {"dtype", DType::kBF16}};
   EXPECT_EQ(*Infer(OpKind::kEmpty, {}, alloc),
             Type::Ref(DType::kBF16, {Sym("m")}));
   EXPECT_EQ(*Infer(OpKind::kScratch, {}, alloc),
@@ -222,10 +221,10 @@ TEST(TypeInference, TileHostConstructAndDeviceOps) {
   EXPECT_EQ(ErrorOf(Infer(OpKind::kCast, {F32({S(3)})})),
             "'cast' needs attribute 'dtype'");
   EXPECT_EQ(*Infer(OpKind::kBroadcastTo, {F32({S(64), S(1)})},
-                   {{"shape", std::vector<Dim>{S(64), S(128)}}}),
+                   {{"shape", Shape{S(64), S(128)}}}),
             F32({S(64), S(128)}));
   EXPECT_EQ(ErrorOf(Infer(OpKind::kBroadcastTo, {F32({S(64), S(2)})},
-                          {{"shape", std::vector<Dim>{S(64), S(128)}}})),
+                          {{"shape", Shape{S(64), S(128)}}})),
             "cannot broadcast f32[64, 2] to [64, 128]");
   EXPECT_EQ(*Infer(OpKind::kRepeatLanes, {F32({S(8), S(128)})},
                    {{"reps", int64_t{2}}}),

@@ -40,7 +40,7 @@ TEST(OutlinedTest, DeviceFunctionHasNoFreeVariables) {
   // The device body reads `m`, a value of the host function.
   Stmt& assign = StmtAt(module, 8, 5);
   assign.value = MakeOp(OpKind::kAdd, Type::Scalar(DType::kI64), [] {
-    std::vector<ExprPtr> operands;
+    ExprList operands;
     operands.push_back(MakeVar("m", Type::Scalar(DType::kI64)));
     operands.push_back(MakeIntConst(1));
     return operands;

@@ -43,9 +43,8 @@ class EmitPipelineEmitter : public DeviceEmitter {
       Carried c;
       c.scalar = !arg.type.is_tensor() || arg.type.shape.empty();
       c.dtype = JnpDType(arg.type.dtype);
-      std::vector<Dim> dims =
-          c.scalar ? std::vector<Dim>{Dim::Static(1), Dim::Static(1)}
-                   : arg.type.shape;
+      Shape dims =
+          c.scalar ? Shape{Dim::Static(1), Dim::Static(1)} : arg.type.shape;
       std::vector<int64_t> sizes;
       for (const Dim& d : dims) sizes.push_back(d.is_static() ? d.size : -1);
       c.scratch = AddScratch(

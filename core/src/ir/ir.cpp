@@ -4,9 +4,17 @@
 #include <cmath>
 
 #include "fmt/format.h"
+#include "tessera/ir/node_memory.h"
 #include "tessera/ir/types.h"
 
 namespace tessera {
+
+static_assert(sizeof(Expr) <= ir_memory::kMaxSlabBytes);
+
+void* Expr::operator new(std::size_t bytes) {
+  return ir_memory::AllocateFromSlab(bytes);
+}
+void Expr::operator delete(void* node) noexcept { ir_memory::FreeToSlab(node); }
 
 // ---------------------------------------------------------------------------
 // Builders
@@ -55,8 +63,8 @@ ExprPtr MakeBoolConst(bool value, SourceLoc loc) {
   return MakeConst(value, DType::kBool, loc);
 }
 
-ExprPtr MakeOp(OpKind op, Type type, std::vector<ExprPtr> operands,
-               std::vector<Attr> attrs, SourceLoc loc) {
+ExprPtr MakeOp(OpKind op, Type type, ExprList operands, AttrList attrs,
+               SourceLoc loc) {
   auto expr = std::make_unique<Expr>();
   expr->op = op;
   expr->type = std::move(type);
@@ -75,7 +83,7 @@ Stmt MakeAssign(Value target, ExprPtr value, SourceLoc loc) {
   return stmt;
 }
 
-Stmt MakeStore(ExprPtr target, std::vector<Index> indices, ExprPtr value,
+Stmt MakeStore(ExprPtr target, IndexList indices, ExprPtr value,
                SourceLoc loc) {
   Stmt stmt;
   stmt.kind = StmtKind::kStore;
@@ -86,7 +94,7 @@ Stmt MakeStore(ExprPtr target, std::vector<Index> indices, ExprPtr value,
   return stmt;
 }
 
-Stmt MakeReturn(std::vector<ExprPtr> values, SourceLoc loc) {
+Stmt MakeReturn(ExprList values, SourceLoc loc) {
   Stmt stmt;
   stmt.kind = StmtKind::kReturn;
   stmt.loc = loc;
@@ -94,7 +102,7 @@ Stmt MakeReturn(std::vector<ExprPtr> values, SourceLoc loc) {
   return stmt;
 }
 
-Stmt MakeYield(std::vector<ExprPtr> values, SourceLoc loc) {
+Stmt MakeYield(ExprList values, SourceLoc loc) {
   Stmt stmt;
   stmt.kind = StmtKind::kYield;
   stmt.loc = loc;
@@ -109,14 +117,14 @@ namespace {
 ExprPtr CloneOrNull(const ExprPtr& expr) {
   return expr ? CloneExpr(*expr) : nullptr;
 }
-std::vector<ExprPtr> CloneExprs(const std::vector<ExprPtr>& exprs) {
-  std::vector<ExprPtr> result;
+ExprList CloneExprs(const ExprList& exprs) {
+  ExprList result;
   result.reserve(exprs.size());
   for (const ExprPtr& expr : exprs) result.push_back(CloneOrNull(expr));
   return result;
 }
-std::vector<Index> CloneIndices(const std::vector<Index>& indices) {
-  std::vector<Index> result;
+IndexList CloneIndices(const IndexList& indices) {
+  IndexList result;
   result.reserve(indices.size());
   for (const Index& index : indices) result.push_back(CloneIndex(index));
   return result;
@@ -259,8 +267,7 @@ class Comparer {
                             b.line, b.col));
   }
 
-  bool Attrs(const std::vector<Attr>& a, const std::vector<Attr>& b,
-             std::string_view what) {
+  bool Attrs(const AttrList& a, const AttrList& b, std::string_view what) {
     if (a.size() != b.size()) {
       return Fail(
           fmt::format("{}: {} attributes vs {}", what, a.size(), b.size()));
@@ -284,8 +291,7 @@ class Comparer {
                             TypeToString(b)));
   }
 
-  bool Values(const std::vector<Value>& a, const std::vector<Value>& b,
-              std::string_view what) {
+  bool Values(const ValueList& a, const ValueList& b, std::string_view what) {
     if (a.size() != b.size()) {
       return Fail(fmt::format("{}: {} values vs {}", what, a.size(), b.size()));
     }
@@ -311,8 +317,7 @@ class Comparer {
     return Exprs(*a, *b, what);
   }
 
-  bool ExprList(const std::vector<ExprPtr>& a, const std::vector<ExprPtr>& b,
-                std::string_view what) {
+  bool ExprList(const ExprList& a, const ExprList& b, std::string_view what) {
     if (a.size() != b.size()) {
       return Fail(
           fmt::format("{}: {} expressions vs {}", what, a.size(), b.size()));
@@ -323,8 +328,7 @@ class Comparer {
     return true;
   }
 
-  bool Indices(const std::vector<Index>& a, const std::vector<Index>& b,
-               std::string_view what) {
+  bool Indices(const IndexList& a, const IndexList& b, std::string_view what) {
     if (a.size() != b.size()) {
       return Fail(
           fmt::format("{}: {} indices vs {}", what, a.size(), b.size()));

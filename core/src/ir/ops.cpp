@@ -110,7 +110,7 @@ const Attr* FindAttr(std::span<const Attr> attrs, std::string_view name) {
   return nullptr;
 }
 
-void SetAttr(std::vector<Attr>& attrs, std::string name, AttrValue value) {
+void SetAttr(AttrList& attrs, std::string name, AttrValue value) {
   for (Attr& attr : attrs) {
     if (attr.name == name) {
       attr.value = std::move(value);
@@ -120,7 +120,7 @@ void SetAttr(std::vector<Attr>& attrs, std::string name, AttrValue value) {
   attrs.push_back(Attr{std::move(name), std::move(value)});
 }
 
-bool RemoveAttr(std::vector<Attr>& attrs, std::string_view name) {
+bool RemoveAttr(AttrList& attrs, std::string_view name) {
   for (auto it = attrs.begin(); it != attrs.end(); ++it) {
     if (it->name == name) {
       attrs.erase(it);

@@ -120,8 +120,7 @@ ExprPtr Parser::ParseOpCall() {
   return expr;
 }
 
-bool Parser::ParseExprList(std::vector<ExprPtr>& exprs,
-                           std::string_view close) {
+bool Parser::ParseExprList(ExprList& exprs, std::string_view close) {
   if (Accept(close)) return true;
   exprs.reserve(3);  // one allocation for the usual operand counts
   while (true) {
@@ -137,7 +136,7 @@ bool Parser::ParseExprList(std::vector<ExprPtr>& exprs,
   }
 }
 
-bool Parser::ParseIndices(std::vector<Index>& indices) {
+bool Parser::ParseIndices(IndexList& indices) {
   if (!Expect("[", "to start indices")) return false;
   if (Accept("]")) return true;
   indices.reserve(4);  // one allocation for the usual ranks

@@ -95,7 +95,7 @@ bool Parser::ParseDim(Dim& dim) {
                                     Describe(token)));
 }
 
-bool Parser::ParseShape(std::vector<Dim>& shape) {
+bool Parser::ParseShape(Shape& shape) {
   if (!Expect("[", "to start a shape")) return false;
   if (Accept("]")) return true;
   // Dims are collected on the stack first so the shape is allocated once at
@@ -177,7 +177,7 @@ bool Parser::ParseType(Type& type) {
   }
   if (AcceptWord("ref")) {
     DType dtype;
-    std::vector<Dim> shape;
+    Shape shape;
     if (!Expect("<", "after 'ref'") || !ParseDTypeToken(dtype) ||
         !ParseShape(shape) || !Expect(">", "to close 'ref<'")) {
       return false;
@@ -246,7 +246,7 @@ bool Parser::ParseAttrValue(AttrValue& value) {
     return true;
   }
   if (AcceptWord("dims")) {
-    std::vector<Dim> dims;
+    Shape dims;
     if (!ParseShape(dims)) return false;
     value = std::move(dims);
     return true;
@@ -274,7 +274,7 @@ bool Parser::ParseAttrValue(AttrValue& value) {
                                     Describe(token)));
 }
 
-bool Parser::ParseAttrs(std::vector<Attr>& attrs) {
+bool Parser::ParseAttrs(AttrList& attrs) {
   if (!Expect("{", "to start attributes")) return false;
   if (Accept("}")) return true;
   while (true) {

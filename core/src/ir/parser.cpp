@@ -240,7 +240,7 @@ bool Parser::ParseIf(Stmt& stmt) {
 bool Parser::ParseLaunch(Stmt& stmt) {
   stmt.kind = StmtKind::kLaunch;
   Skip();  // 'launch'
-  std::vector<Attr> leading;
+  AttrList leading;
   if (!ParseOptionalAttrs(leading)) return false;
   if (Accept("@")) {
     std::string callee;
@@ -254,7 +254,7 @@ bool Parser::ParseLaunch(Stmt& stmt) {
     return false;
   }
   if (AtAttrs()) {
-    std::vector<Attr> trailing;
+    AttrList trailing;
     if (!ParseAttrs(trailing)) return false;
     for (Attr& attr : trailing) {
       if (FindAttr(stmt.attrs, attr.name) != nullptr) {

@@ -132,7 +132,7 @@ class Parser {
   bool ParseInt(int64_t& value);
   bool ParseFloat(double& value);
   bool ParseDim(Dim& dim);
-  bool ParseShape(std::vector<Dim>& shape);
+  bool ParseShape(Shape& shape);
   bool AtTypeStart(size_t ahead = 0);
   bool ParseDTypeToken(DType& dtype);
   bool ParseType(Type& type);
@@ -146,8 +146,8 @@ class Parser {
            Peek(2).Is("=");
   }
   bool ParseAttrValue(AttrValue& value);
-  bool ParseAttrs(std::vector<Attr>& attrs);
-  bool ParseOptionalAttrs(std::vector<Attr>& attrs) {
+  bool ParseAttrs(AttrList& attrs);
+  bool ParseOptionalAttrs(AttrList& attrs) {
     return !AtAttrs() || ParseAttrs(attrs);
   }
 
@@ -178,9 +178,9 @@ class Parser {
   ExprPtr ParseLiteral();
   ExprPtr ParseOpCall();
   ExprPtr ParseVarRef();
-  bool ParseIndices(std::vector<Index>& indices);
+  bool ParseIndices(IndexList& indices);
   bool ParseIndex(Index& index);
-  bool ParseExprList(std::vector<ExprPtr>& exprs, std::string_view close);
+  bool ParseExprList(ExprList& exprs, std::string_view close);
   bool ParseLoopDims(std::vector<LoopDim>& dims);
   bool ParseOptionalLoc(SourceLoc& loc);
 

@@ -42,7 +42,7 @@ void AppendAttrValue(std::string& out, const AttrValue& value) {
             text::AppendInt(out, v[i]);
           }
           out += ']';
-        } else if constexpr (std::is_same_v<T, std::vector<Dim>>) {
+        } else if constexpr (std::is_same_v<T, Shape>) {
           out += "dims[";
           for (size_t i = 0; i < v.size(); ++i) {
             if (i != 0) out += ", ";
@@ -235,7 +235,7 @@ class Printer {
     }
   }
 
-  void Indices(const std::vector<Index>& indices) {
+  void Indices(const IndexList& indices) {
     out_ += '[';
     for (size_t i = 0; i < indices.size(); ++i) {
       if (i != 0) out_ += ", ";
@@ -288,14 +288,14 @@ class Printer {
     out_ += ')';
   }
 
-  void ExprList(const std::vector<ExprPtr>& exprs) {
+  void ExprList(const ExprList& exprs) {
     for (size_t i = 0; i < exprs.size(); ++i) {
       out_ += i == 0 ? "" : ", ";
       Expr(exprs[i].get());
     }
   }
 
-  void Results(const std::vector<Value>& results) {
+  void Results(const ValueList& results) {
     if (results.empty()) return;
     for (size_t i = 0; i < results.size(); ++i) {
       if (i != 0) out_ += ", ";

@@ -123,7 +123,7 @@ void AppendDim(std::string& out, const Dim& dim) {
 }
 
 namespace {
-void AppendShape(std::string& out, const std::vector<Dim>& shape) {
+void AppendShape(std::string& out, const Shape& shape) {
   out += '[';
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i != 0) out += ", ";

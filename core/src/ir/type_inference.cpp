@@ -76,7 +76,7 @@ class OperandTypes {
   size_t size_ = 0;
 };
 
-Type ValueOf(DType dtype, bool tensor, std::vector<Dim> shape) {
+Type ValueOf(DType dtype, bool tensor, Shape shape) {
   return tensor ? Type::Tensor(dtype, std::move(shape)) : Type::Scalar(dtype);
 }
 
@@ -103,13 +103,12 @@ absl::StatusOr<DType> DTypeAttr(OpKind op, std::span<const Attr> attrs,
       fmt::format("'{}' attribute '{}' must be a dtype", OpName(op), name));
 }
 
-absl::StatusOr<std::vector<Dim>> ShapeAttr(OpKind op,
-                                           std::span<const Attr> attrs) {
+absl::StatusOr<Shape> ShapeAttr(OpKind op, std::span<const Attr> attrs) {
   const Attr* attr = FindAttr(attrs, "shape");
   if (attr == nullptr) {
     return Error(fmt::format("'{}' needs attribute 'shape'", OpName(op)));
   }
-  if (const auto* dims = std::get_if<std::vector<Dim>>(&attr->value)) {
+  if (const auto* dims = std::get_if<Shape>(&attr->value)) {
     for (const Dim& dim : *dims) {
       if (!dim.is_static() && dim.symbol.empty()) {
         return Error(fmt::format("'{}' shape has an unknown dim", OpName(op)));
@@ -118,7 +117,7 @@ absl::StatusOr<std::vector<Dim>> ShapeAttr(OpKind op,
     return *dims;
   }
   if (const auto* ints = std::get_if<std::vector<int64_t>>(&attr->value)) {
-    std::vector<Dim> dims;
+    Shape dims;
     for (int64_t n : *ints) {
       if (n < 0) {
         return Error(
@@ -272,7 +271,7 @@ absl::StatusOr<Type> InferReduction(OpKind op, const Type& x,
   } else {
     std::fill(reduced.begin(), reduced.end(), true);
   }
-  std::vector<Dim> shape;
+  Shape shape;
   shape.reserve(x.shape.size());
   for (size_t i = 0; i < x.shape.size(); ++i) {
     if (!reduced[i]) {
@@ -310,7 +309,7 @@ absl::StatusOr<Type> InferDot(const OperandTypes& types,
       BroadcastShapes(std::span<const Dim>(a.shape).first(a.rank() - 2),
                       std::span<const Dim>(b.shape).first(b.rank() - 2));
   if (!batch.ok()) return batch.status();
-  std::vector<Dim> shape = *std::move(batch);
+  Shape shape = *std::move(batch);
   shape.reserve(shape.size() + 2);
   shape.push_back(a.shape[a.rank() - 2]);
   shape.push_back(b.shape[b.rank() - 1]);
@@ -347,7 +346,7 @@ absl::StatusOr<Type> InferIndexed(OpKind op, const Type& base,
     return Error(fmt::format("'{}' expects a {}, got {}", OpName(op),
                              is_load ? "ref" : "tensor", TypeToString(base)));
   }
-  std::vector<Dim> shape;
+  Shape shape;
   // New axes add dims, scalar indices drop them: this bound is never
   // exceeded, so the shape is allocated once.
   shape.reserve(base.shape.size() + indices.size());
@@ -456,8 +455,7 @@ absl::StatusOr<Type> InferHost(OpKind op, const OperandTypes& types,
       }
       auto shape = ShapeAttr(op, attrs);
       if (!shape.ok()) return shape.status();
-      auto static_count =
-          [](const std::vector<Dim>& dims) -> std::optional<int64_t> {
+      auto static_count = [](const Shape& dims) -> std::optional<int64_t> {
         int64_t count = 1;
         for (const Dim& dim : dims) {
           if (!dim.is_static()) return std::nullopt;
@@ -488,7 +486,7 @@ absl::StatusOr<Type> InferHost(OpKind op, const OperandTypes& types,
                                  perm->size(), x.shape.size()));
       }
       std::vector<bool> seen(x.shape.size(), false);
-      std::vector<Dim> shape;
+      Shape shape;
       for (int64_t axis : *perm) {
         if (axis < 0 || axis >= static_cast<int64_t>(x.shape.size()) ||
             seen[axis]) {
@@ -540,7 +538,7 @@ absl::StatusOr<Type> InferConstruct(OpKind op, const OperandTypes& types,
       auto reps = IntAttr(op, attrs, "reps");
       if (!reps.ok()) return reps.status();
       if (*reps < 1) return Error("'repeat_lanes' reps must be >= 1");
-      std::vector<Dim> shape = x.shape;
+      Shape shape = x.shape;
       Dim& last = shape.back();
       if (*reps != 1) {
         if (!last.is_static()) {
@@ -560,16 +558,16 @@ absl::StatusOr<Type> InferConstruct(OpKind op, const OperandTypes& types,
 
 }  // namespace
 
-absl::StatusOr<std::vector<Dim>> BroadcastShapes(std::span<const Dim> a,
-                                                 std::span<const Dim> b) {
+absl::StatusOr<Shape> BroadcastShapes(std::span<const Dim> a,
+                                      std::span<const Dim> b) {
   // Fast paths for the common cases (same shape, or a scalar operand): the
   // printer and parser infer every op they meet.
   if (b.empty() || std::equal(a.begin(), a.end(), b.begin(), b.end())) {
-    return std::vector<Dim>(a.begin(), a.end());
+    return Shape(a.begin(), a.end());
   }
-  if (a.empty()) return std::vector<Dim>(b.begin(), b.end());
+  if (a.empty()) return Shape(b.begin(), b.end());
   size_t rank = std::max(a.size(), b.size());
-  std::vector<Dim> result(rank);
+  Shape result(rank);
   for (size_t i = 0; i < rank; ++i) {
     // Align from the right, as PyTorch does.
     const Dim one = Dim::Static(1);

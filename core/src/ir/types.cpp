@@ -100,7 +100,7 @@ namespace {
 // Dim equality written out: most dims are static with empty symbols, and
 // std::string's operator== would still call memcmp for them. The printer
 // and verifier compare types for every value they see.
-bool SameShape(const std::vector<Dim>& a, const std::vector<Dim>& b) {
+bool SameShape(const Shape& a, const Shape& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i].size != b[i].size) return false;
@@ -133,7 +133,7 @@ bool operator==(const Type& a, const Type& b) {
 
 namespace {
 
-std::string ShapeToString(const std::vector<Dim>& shape) {
+std::string ShapeToString(const Shape& shape) {
   std::string out = "[";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i != 0) out += ", ";

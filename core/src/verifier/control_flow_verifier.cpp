@@ -150,7 +150,7 @@ void FunctionVerifier::VerifyYield(const Stmt& stmt, const Region& region) {
     return;
   }
   const bool in_loop = region.kind == Region::kLoopBody;
-  const std::vector<Value>& expected =
+  const ValueList& expected =
       in_loop ? region.owner->iter_args : region.owner->results;
   const std::string_view owner_part = in_loop ? "iter_arg" : "result";
   if (stmt.operands.size() != expected.size()) {

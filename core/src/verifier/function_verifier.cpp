@@ -20,7 +20,7 @@ std::string_view OpName(OpKind op) {
   return op < OpKind::kNumOps ? OpInfoOf(op).name : "<invalid op>";
 }
 
-std::string DimsString(const std::vector<Dim>& dims) {
+std::string DimsString(const Shape& dims) {
   std::string out = "[";
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i != 0) out += ", ";
@@ -32,8 +32,7 @@ std::string DimsString(const std::vector<Dim>& dims) {
 // `value` can be stored into a region of shape `region`: its dims, aligned
 // to the right, are 1 or equal to the region's; extra leading dims must be
 // 1 (PyTorch's setitem accepts those).
-bool BroadcastsTo(const std::vector<Dim>& value,
-                  const std::vector<Dim>& region) {
+bool BroadcastsTo(const Shape& value, const Shape& region) {
   const Dim one = Dim::Static(1);
   size_t extra =
       value.size() > region.size() ? value.size() - region.size() : 0;
@@ -310,7 +309,7 @@ void FunctionVerifier::VerifyStoreOrAtomic(const Stmt& stmt) {
 
   // The shape of the indexed region of the ref.
   const Type& ref = stmt.target->type;
-  std::vector<Dim> region;
+  Shape region;
   size_t ref_dim = 0;
   for (const Index& index : stmt.indices) {
     switch (index.kind) {
@@ -493,7 +492,7 @@ bool FunctionVerifier::VerifyIntegerScalarExpr(const Expr* expr,
 }
 
 bool FunctionVerifier::CheckIndexRank(const Type& base,
-                                      const std::vector<Index>& indices,
+                                      const IndexList& indices,
                                       std::string_view what,
                                       std::string_view name) {
   const size_t indexed = static_cast<size_t>(std::count_if(
@@ -521,9 +520,9 @@ void FunctionVerifier::VerifyLoopDim(const LoopDim& dim,
   });
 }
 
-void FunctionVerifier::VerifyAttrDims(const std::vector<Attr>& attrs) {
+void FunctionVerifier::VerifyAttrDims(const AttrList& attrs) {
   for (const Attr& attr : attrs) {
-    const auto* dims = std::get_if<std::vector<Dim>>(&attr.value);
+    const auto* dims = std::get_if<Shape>(&attr.value);
     if (dims == nullptr) continue;
     for (const Dim& dim : *dims) {
       CheckDim(dim, [&] {

@@ -65,10 +65,10 @@ class FunctionVerifier {
   bool VerifyIntegerScalarExpr(const Expr* expr, std::string_view role);
   // `what` and `name` make the subject of the message ("store target
   // 'x'"); `name` may be empty.
-  bool CheckIndexRank(const Type& base, const std::vector<Index>& indices,
+  bool CheckIndexRank(const Type& base, const IndexList& indices,
                       std::string_view what, std::string_view name);
   void VerifyLoopDim(const LoopDim& dim, std::string_view block_role);
-  void VerifyAttrDims(const std::vector<Attr>& attrs);
+  void VerifyAttrDims(const AttrList& attrs);
 
   // Symbols in types and dims are uses of the value they name. `describe`
   // names the use ("symbol 'm' in the type f32[m] of 'x'") and is only

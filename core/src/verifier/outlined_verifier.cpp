@@ -43,9 +43,9 @@ class FreeVariableScan {
     });
   }
 
-  void UseAttrs(const std::vector<Attr>& attrs, const Stmt* stmt) {
+  void UseAttrs(const AttrList& attrs, const Stmt* stmt) {
     for (const Attr& attr : attrs) {
-      if (const auto* dims = std::get_if<std::vector<Dim>>(&attr.value)) {
+      if (const auto* dims = std::get_if<Shape>(&attr.value)) {
         for (const Dim& dim : *dims) UseDim(dim, stmt);
       }
     }

@@ -84,7 +84,7 @@ void WriteIndex(const Index& index, BoundedWriter& out) {
   }
 }
 
-void WriteIndices(const std::vector<Index>& indices, BoundedWriter& out) {
+void WriteIndices(const IndexList& indices, BoundedWriter& out) {
   out.Append("[");
   for (size_t i = 0; i < indices.size() && !out.full(); ++i) {
     if (i != 0) out.Append(", ");
@@ -116,14 +116,14 @@ void WriteExpr(const Expr* expr, BoundedWriter& out) {
   if (!expr->indices.empty()) WriteIndices(expr->indices, out);
 }
 
-void WriteExprList(const std::vector<ExprPtr>& exprs, BoundedWriter& out) {
+void WriteExprList(const ExprList& exprs, BoundedWriter& out) {
   for (size_t i = 0; i < exprs.size() && !out.full(); ++i) {
     if (i != 0) out.Append(", ");
     WriteExpr(exprs[i].get(), out);
   }
 }
 
-void WriteNames(const std::vector<Value>& values, BoundedWriter& out) {
+void WriteNames(const ValueList& values, BoundedWriter& out) {
   for (size_t i = 0; i < values.size() && !out.full(); ++i) {
     if (i != 0) out.Append(", ");
     out.Append(values[i].name);

@@ -140,7 +140,7 @@ class FunctionEmitter {
     return std::nullopt;
   }
 
-  std::string Shape(const std::vector<Dim>& dims) const {
+  std::string ShapeTuple(const tessera::Shape& dims) const {
     std::vector<std::string> items;
     for (const Dim& dim : dims) items.push_back(DimValue(dim));
     return Tuple(items);
@@ -149,9 +149,8 @@ class FunctionEmitter {
   // A shape attribute, written as dims[...] or as an integer list.
   std::optional<std::string> ShapeAttr(const Expr& expr,
                                        std::string_view name) const {
-    if (const auto* dims =
-            tessera::GetAttr<std::vector<Dim>>(expr.attrs, name)) {
-      return Shape(*dims);
+    if (const auto* dims = tessera::GetAttr<tessera::Shape>(expr.attrs, name)) {
+      return ShapeTuple(*dims);
     }
     if (const auto* ints =
             tessera::GetAttr<std::vector<int64_t>>(expr.attrs, name)) {
@@ -160,7 +159,7 @@ class FunctionEmitter {
       return Tuple(items);
     }
     if (expr.type.is_ref() || expr.type.is_tensor())
-      return Shape(expr.type.shape);
+      return ShapeTuple(expr.type.shape);
     return std::nullopt;
   }
 
@@ -204,7 +203,7 @@ class FunctionEmitter {
     return Ex(*expr.operands[i]);
   }
 
-  std::string Indices(const std::vector<Index>& indices) {
+  std::string Indices(const tessera::IndexList& indices) {
     if (indices.empty()) return "...";
     std::vector<std::string> items;
     for (const Index& index : indices) {
@@ -452,7 +451,7 @@ class FunctionEmitter {
     }
   }
 
-  std::vector<std::string> Names(const std::vector<tessera::Value>& values) {
+  std::vector<std::string> Names(const tessera::ValueList& values) {
     std::vector<std::string> names;
     for (const tessera::Value& value : values)
       names.push_back(PyName(value.name));

@@ -14,6 +14,7 @@
 // (OpInfoOf) says how many operands an op takes and which attributes it has.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -33,9 +34,9 @@ namespace tessera {
 // ---------------------------------------------------------------------------
 // Attributes
 // ---------------------------------------------------------------------------
-using AttrValue = std::variant<bool, int64_t, double, std::string, DType,
-                               std::vector<int64_t>, std::vector<Dim>,
-                               std::vector<std::string>>;
+using AttrValue =
+    std::variant<bool, int64_t, double, std::string, DType,
+                 std::vector<int64_t>, Shape, std::vector<std::string>>;
 
 struct Attr {
   std::string name;
@@ -45,10 +46,14 @@ struct Attr {
   }
 };
 
+// The lists inside IR nodes keep their buffers next to the nodes (see
+// node_memory.h); they are std::vectors in every other respect.
+using AttrList = std::vector<Attr, IrAllocator<Attr>>;
+
 // Lookup helpers; nullptr / fallback when absent or of another type.
 const Attr* FindAttr(std::span<const Attr> attrs, std::string_view name);
-void SetAttr(std::vector<Attr>& attrs, std::string name, AttrValue value);
-bool RemoveAttr(std::vector<Attr>& attrs, std::string_view name);
+void SetAttr(AttrList& attrs, std::string name, AttrValue value);
+bool RemoveAttr(AttrList& attrs, std::string_view name);
 template <typename T>
 const T* GetAttr(std::span<const Attr> attrs, std::string_view name) {
   const Attr* attr = FindAttr(attrs, name);
@@ -175,6 +180,7 @@ std::optional<OpKind> OpKindByName(std::string_view name);
 // ---------------------------------------------------------------------------
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
+using ExprList = std::vector<ExprPtr, IrAllocator<ExprPtr>>;
 
 enum class IndexKind : uint8_t {
   kTile,     // operand: a tile value (`x[tile_m, ...]`)
@@ -194,18 +200,25 @@ struct Index {
       : kind(k), expr(std::move(e)), size(std::move(s)) {}
 };
 
+using IndexList = std::vector<Index, IrAllocator<Index>>;
+
 struct Expr {
   OpKind op = OpKind::kVar;
   Type type;
   SourceLoc loc;
   std::string name;  // kVar only
-  std::vector<ExprPtr> operands;
-  std::vector<Index> indices;  // kLoad / kSubscript
-  std::vector<Attr> attrs;
+  ExprList operands;
+  IndexList indices;  // kLoad / kSubscript
+  AttrList attrs;
 
   const Attr* attr(std::string_view attr_name) const {
     return FindAttr(attrs, attr_name);
   }
+
+  // Nodes come from slabs that keep a module's expressions together in
+  // memory (see node_memory.h).
+  static void* operator new(std::size_t bytes);
+  static void operator delete(void* node) noexcept;
 };
 
 // ---------------------------------------------------------------------------
@@ -218,6 +231,7 @@ struct Value {
     return a.name == b.name && a.type == b.type;
   }
 };
+using ValueList = std::vector<Value, IrAllocator<Value>>;
 
 struct Stmt;
 struct Block {
@@ -249,25 +263,25 @@ struct Stmt {
   SourceLoc loc;
   // Assign: exactly one target. Loops / if / launch: SSA results (may be
   // empty before the ssa pass).
-  std::vector<Value> results;
+  ValueList results;
   // Assign: right-hand side. Store / atomic: stored value. If: condition.
   ExprPtr value;
   // Store / atomic: the ref written (a kVar of ref type) and its indices.
   ExprPtr target;
-  std::vector<Index> indices;
+  IndexList indices;
   // Loops: induction variables (tiles for tile loops, an i64 for range).
-  std::vector<Value> vars;
+  ValueList vars;
   // Loops: one LoopDim per var. Launch: the grid.
   std::vector<LoopDim> dims;
   // SSA loops: loop-carried values (as seen inside the body) and their
   // initial values, in parallel.
-  std::vector<Value> iter_args;
-  std::vector<ExprPtr> inits;
+  ValueList iter_args;
+  ExprList inits;
   // Yield / return values; launch arguments.
-  std::vector<ExprPtr> operands;
+  ExprList operands;
   // Loops: [body]. If: [then, else].
   std::vector<Block> regions;
-  std::vector<Attr> attrs;
+  AttrList attrs;
 
   const Attr* attr(std::string_view attr_name) const {
     return FindAttr(attrs, attr_name);
@@ -288,10 +302,10 @@ struct Function {
   std::string name;
   FunctionKind kind = FunctionKind::kKernel;
   SourceLoc loc;
-  std::vector<Value> params;
+  ValueList params;
   std::vector<Type> result_types;
   Block body;
-  std::vector<Attr> attrs;
+  AttrList attrs;
 
   const Attr* attr(std::string_view attr_name) const {
     return FindAttr(attrs, attr_name);
@@ -306,7 +320,7 @@ struct Module {
   // .tir file can start from, say, SSA IR).
   PropertySet properties;
   std::vector<Function> functions;
-  std::vector<Attr> attrs;
+  AttrList attrs;
 
   Function* FindFunction(std::string_view name);
   const Function* FindFunction(std::string_view name) const;
@@ -324,14 +338,14 @@ ExprPtr MakeBoolConst(bool value, SourceLoc loc = {});
 // A constant with the given `value` attribute and scalar dtype.
 ExprPtr MakeConst(AttrValue value, DType dtype, SourceLoc loc = {});
 // A generic op with an explicit result type.
-ExprPtr MakeOp(OpKind op, Type type, std::vector<ExprPtr> operands,
-               std::vector<Attr> attrs = {}, SourceLoc loc = {});
+ExprPtr MakeOp(OpKind op, Type type, ExprList operands, AttrList attrs = {},
+               SourceLoc loc = {});
 
 Stmt MakeAssign(Value target, ExprPtr value, SourceLoc loc = {});
-Stmt MakeStore(ExprPtr target, std::vector<Index> indices, ExprPtr value,
+Stmt MakeStore(ExprPtr target, IndexList indices, ExprPtr value,
                SourceLoc loc = {});
-Stmt MakeReturn(std::vector<ExprPtr> values, SourceLoc loc = {});
-Stmt MakeYield(std::vector<ExprPtr> values, SourceLoc loc = {});
+Stmt MakeReturn(ExprList values, SourceLoc loc = {});
+Stmt MakeYield(ExprList values, SourceLoc loc = {});
 
 ExprPtr CloneExpr(const Expr& expr);
 Index CloneIndex(const Index& index);

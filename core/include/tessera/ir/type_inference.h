@@ -20,7 +20,7 @@ absl::StatusOr<Type> InferType(OpKind op, std::span<const Type> operand_types,
 absl::StatusOr<Type> InferType(const Expr& expr);
 
 // Broadcast of two shapes (PyTorch rules); error when incompatible.
-absl::StatusOr<std::vector<Dim>> BroadcastShapes(std::span<const Dim> a,
-                                                 std::span<const Dim> b);
+absl::StatusOr<Shape> BroadcastShapes(std::span<const Dim> a,
+                                      std::span<const Dim> b);
 
 }  // namespace tessera

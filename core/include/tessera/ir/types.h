@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tessera/ir/node_memory.h"
+
 namespace tessera {
 
 enum class DType : uint8_t {
@@ -63,6 +65,10 @@ struct Dim {
 };
 std::string DimToString(const Dim& dim);  // "64" or "m"
 
+// The dims of a tensor or ref type (or of a `dims[...]` attribute). A
+// std::vector whose buffer lives next to the IR nodes that own it.
+using Shape = std::vector<Dim, IrAllocator<Dim>>;
+
 enum class TypeKind : uint8_t { kNone, kScalar, kTensor, kRef, kTile };
 
 struct Type {
@@ -70,14 +76,14 @@ struct Type {
   DType dtype = DType::kF32;  // unused for kTile / kNone
   // kTensor / kRef: the shape (rank 0 allowed for tensors); kTile: exactly
   // one dim, the block size.
-  std::vector<Dim> shape;
+  Shape shape;
 
   static Type None() { return Type{}; }
   static Type Scalar(DType dtype) { return Type{TypeKind::kScalar, dtype, {}}; }
-  static Type Tensor(DType dtype, std::vector<Dim> shape) {
+  static Type Tensor(DType dtype, Shape shape) {
     return Type{TypeKind::kTensor, dtype, std::move(shape)};
   }
-  static Type Ref(DType dtype, std::vector<Dim> shape) {
+  static Type Ref(DType dtype, Shape shape) {
     return Type{TypeKind::kRef, dtype, std::move(shape)};
   }
   static Type Tile(Dim block) {
