@@ -165,9 +165,15 @@ class Printer {
     }
     const tessera::Expr& expr = *expr_ptr;
     if (expr.op == OpKind::kVar) {
-      AppendName(out_, expr.name);
       auto it = symbols_.find(expr.name);
-      if (it == symbols_.end() || !(*it->second == expr.type)) {
+      if (it == symbols_.end()) {
+        AppendName(out_, expr.name);
+      } else if (it->second.bare) {
+        out_ += expr.name;
+      } else {
+        text::AppendQuoted(out_, expr.name);
+      }
+      if (it == symbols_.end() || !(*it->second.type == expr.type)) {
         out_ += ": ";
         AppendType(out_, expr.type);
       }
@@ -207,8 +213,12 @@ class Printer {
  private:
   void Indent(int depth) { out_.append(static_cast<size_t>(depth) * 2, ' '); }
 
-  // The map points into the printed IR, which outlives the printer.
-  void Define(const Value& value) { symbols_[value.name] = &value.type; }
+  // The map points into the printed IR, which outlives the printer. A name
+  // is referred to more often than defined, so whether it prints bare is
+  // decided here, once.
+  void Define(const Value& value) {
+    symbols_[value.name] = Symbol{&value.type, text::IsBareName(value.name)};
+  }
 
   void ValueDef(const Value& value) {
     AppendName(out_, value.name);
@@ -451,8 +461,12 @@ class Printer {
     for (const Value& result : stmt.results) Define(result);
   }
 
+  struct Symbol {
+    const Type* type;
+    bool bare;
+  };
   std::string out_;
-  absl::flat_hash_map<std::string_view, const Type*, text::NameHash> symbols_;
+  absl::flat_hash_map<std::string_view, Symbol, text::NameHash> symbols_;
 };
 
 }  // namespace

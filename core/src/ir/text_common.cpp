@@ -82,8 +82,12 @@ void AppendQuoted(std::string& out, std::string_view text) {
   out += '"';
 }
 
+bool IsBareName(std::string_view name) {
+  return IsIdentifier(name) && !IsReservedWord(name);
+}
+
 void AppendName(std::string& out, std::string_view name) {
-  if (IsIdentifier(name) && !IsReservedWord(name)) {
+  if (IsBareName(name)) {
     out += name;
   } else {
     AppendQuoted(out, name);

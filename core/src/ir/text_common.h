@@ -21,7 +21,9 @@ bool IsIdentifier(std::string_view text);
 // True for the words a type can start with (dtype names, ref, tile, none).
 bool IsTypeStart(std::string_view word);
 
-// Appends `name` bare when it is a plain identifier, else quoted.
+// A plain identifier that is not a reserved word: it prints bare.
+bool IsBareName(std::string_view name);
+// Appends `name` bare when IsBareName, else quoted.
 void AppendName(std::string& out, std::string_view name);
 void AppendQuoted(std::string& out, std::string_view text);
 // Shortest text that reads back as the same double; always contains '.',

@@ -52,7 +52,8 @@ void Lexer::LexInto(Token& token) {
     const char c = source[pos];
     const uint8_t cls = ClassOf(c);
     if (cls & kSpace) {
-      ++pos;
+      do ++pos;
+      while (pos < size && (ClassOf(source[pos]) & kSpace));
       continue;
     }
     const size_t start = pos;

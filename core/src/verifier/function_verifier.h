@@ -23,13 +23,16 @@ namespace tessera::verifier {
 
 class FunctionVerifier {
  public:
+  // `scope` is empty, made with keep_out_of_scope == `ssa`; it is shared
+  // across the functions of a module so that its tables are not regrown
+  // for each one.
   FunctionVerifier(const Function& function, bool ssa, const ModuleIndex& index,
-                   Reporter& reporter)
+                   Reporter& reporter, ScopedNames& scope)
       : function_(function),
         ssa_(ssa),
         index_(index),
         reporter_(reporter),
-        scope_(/*keep_out_of_scope=*/ssa) {}
+        scope_(scope) {}
 
   void Run();
 
@@ -97,7 +100,7 @@ class FunctionVerifier {
   absl::flat_hash_set<std::string_view, text::NameHash> signature_symbols_;
   bool all_definitions_built_ = false;
   absl::flat_hash_map<std::string_view, SourceLoc> all_definitions_;
-  ScopedNames scope_;
+  ScopedNames& scope_;
   const Stmt* current_ = nullptr;  // the statement errors are reported at
   int suggestions_made_ = 0;
 };

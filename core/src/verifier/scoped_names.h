@@ -46,6 +46,13 @@ class ScopedNames {
 
   size_t Mark() const { return log_.size(); }
 
+  // Forgets every name but keeps the tables' capacity (absl's clear()
+  // would free a large table).
+  void Clear() {
+    visible_.erase(visible_.begin(), visible_.end());
+    log_.clear();
+  }
+
   // Makes `name` visible. Returns the binding it had before (in scope or,
   // when kept, out of scope), if any.
   std::optional<Binding> Define(std::string_view name, Binding binding) {

@@ -13,8 +13,10 @@ namespace {
 
 void VerifyFunctions(const Module& module, const verifier::ModuleIndex& index,
                      bool ssa, verifier::Reporter& reporter) {
+  verifier::ScopedNames scope(/*keep_out_of_scope=*/ssa);
   for (const Function& function : module.functions) {
-    verifier::FunctionVerifier(function, ssa, index, reporter).Run();
+    scope.Clear();
+    verifier::FunctionVerifier(function, ssa, index, reporter, scope).Run();
   }
 }
 

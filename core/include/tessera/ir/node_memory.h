@@ -6,8 +6,10 @@
 // module has been freed and another built, the heap hands the freed chunks
 // back in reverse order, so walking the new module jumps through memory.
 // Here they are bump-allocated in order from 64 KiB slabs; a slab counts
-// its live objects and goes back to the heap when the last one dies. The
-// price is that one long-lived object keeps its whole slab alive.
+// its live objects and, when the last one dies, goes back to a pool for the
+// next module (up to 32 MiB of empty slabs are kept; more are returned to
+// the OS). The price is that one long-lived object keeps its whole slab
+// alive.
 //
 // Any thread may allocate (each has its own current slab) and any thread may
 // free. Under AddressSanitizer everything comes from the ordinary heap, so
