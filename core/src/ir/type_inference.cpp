@@ -140,13 +140,6 @@ absl::StatusOr<int64_t> NormalizeDim(OpKind op, int64_t dim, size_t rank) {
   return dim < 0 ? dim + r : dim;
 }
 
-absl::StatusOr<Dim> BroadcastDim(const Dim& a, const Dim& b) {
-  if (a == b) return a;
-  if (a.is_static() && a.size == 1) return b;
-  if (b.is_static() && b.size == 1) return a;
-  return Error("");
-}
-
 absl::StatusOr<Type> InferUnary(OpKind op, const Type& x) {
   if (auto status = ExpectValue(op, x, 0); !status.ok()) return status;
   DType dtype = x.dtype;
@@ -566,19 +559,24 @@ absl::StatusOr<Shape> BroadcastShapes(std::span<const Dim> a,
     return Shape(a.begin(), a.end());
   }
   if (a.empty()) return Shape(b.begin(), b.end());
-  size_t rank = std::max(a.size(), b.size());
-  Shape result(rank);
+  // Align from the right, as PyTorch does; a missing leading dim is 1.
+  const size_t rank = std::max(a.size(), b.size());
+  const size_t a_pad = rank - a.size();
+  const size_t b_pad = rank - b.size();
+  auto is_one = [](const Dim& dim) { return dim.is_static() && dim.size == 1; };
+  Shape result;
+  result.reserve(rank);
   for (size_t i = 0; i < rank; ++i) {
-    // Align from the right, as PyTorch does.
-    const Dim one = Dim::Static(1);
-    const Dim& da = i < rank - a.size() ? one : a[i - (rank - a.size())];
-    const Dim& db = i < rank - b.size() ? one : b[i - (rank - b.size())];
-    auto dim = BroadcastDim(da, db);
-    if (!dim.ok()) {
+    const Dim* da = i < a_pad ? nullptr : &a[i - a_pad];
+    const Dim* db = i < b_pad ? nullptr : &b[i - b_pad];
+    if (da == nullptr || (db != nullptr && is_one(*da))) {
+      result.push_back(*db);
+    } else if (db == nullptr || is_one(*db) || *da == *db) {
+      result.push_back(*da);
+    } else {
       return Error(fmt::format("cannot broadcast {} with {}", ShapeString(a),
                                ShapeString(b)));
     }
-    result[i] = *std::move(dim);
   }
   return result;
 }
