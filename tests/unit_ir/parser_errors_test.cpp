@@ -88,6 +88,29 @@ TEST(ParserErrors, StatementShape) {
                  "expected ':' in a location, found '}'");
 }
 
+TEST(ParserErrors, Locations) {
+  // `@line:col` is one token when well formed; each malformed or too large
+  // piece is reported where it stands.
+  ExpectOneError(std::string(kHead) + "  return a @4294967296:1\n}\n", 2, 13,
+                 "location out of range");
+  ExpectOneError(std::string(kHead) + "  return a @3:99999999999\n}\n", 2, 15,
+                 "location out of range");
+  ExpectOneError(std::string(kHead) + "  return a @3:x\n}\n", 2, 15,
+                 "expected an integer, found 'x'");
+  ExpectOneError(std::string(kHead) + "  return a @3:4x\n}\n", 2, 15,
+                 "malformed number");
+  ExpectOneError(std::string(kHead) + "  return a @-3:4\n}\n", 2, 13,
+                 "location out of range");
+  // Spaces inside a location are allowed, as before.
+  DiagnosticEngine diagnostics;
+  auto module = ParseModule(std::string(kHead) + "  return a @ 7 : 9\n}\n",
+                            "ok.tir", diagnostics);
+  ASSERT_TRUE(module.ok()) << diagnostics.RenderAll();
+  const Stmt& ret = module->functions[0].body.stmts[0];
+  EXPECT_EQ(ret.loc.line, 7u);
+  EXPECT_EQ(ret.loc.col, 9u);
+}
+
 TEST(ParserErrors, ModuleAndFunctionHeaders) {
   ExpectOneError("module \"m.py\" properties [sa]\n", 1, 27,
                  "unknown property 'sa'; did you mean 'ssa'?");

@@ -7,6 +7,18 @@
 
 namespace tessera::text {
 
+namespace {
+// Decimal digits (as the lexer checked) that fit in 32 bits.
+bool ParseUint32(std::string_view digits, uint32_t& value) {
+  if (digits.empty() || digits.size() > 10) return false;
+  uint64_t result = 0;
+  for (char c : digits) result = result * 10 + static_cast<uint64_t>(c - '0');
+  if (result > UINT32_MAX) return false;
+  value = static_cast<uint32_t>(result);
+  return true;
+}
+}  // namespace
+
 ExprPtr Parser::ParseExpr() {
   DepthGuard guard(depth_);
   if (TooDeep()) return nullptr;
@@ -218,6 +230,29 @@ bool Parser::ParseLoopDims(std::vector<LoopDim>& dims) {
 }
 
 bool Parser::ParseOptionalLoc(SourceLoc& loc) {
+  if (Peek().kind == TokenKind::kLoc) {
+    const Token& token = Peek();
+    const size_t colon = token.text.find(':');
+    uint32_t line = 0;
+    uint32_t col = 0;
+    // An error points at the number that does not fit.
+    auto out_of_range = [&](size_t offset) {
+      Token number = token;
+      number.col += static_cast<uint32_t>(offset);
+      return ErrorAt(number, "location out of range");
+    };
+    if (!ParseUint32(token.text.substr(1, colon - 1), line)) {
+      return out_of_range(1);
+    }
+    if (!ParseUint32(token.text.substr(colon + 1), col)) {
+      return out_of_range(colon + 1);
+    }
+    loc = SourceLoc{line, col, 0};
+    Skip();
+    return true;
+  }
+  // A malformed location ('@' then something other than `INT:INT`) is
+  // parsed piece by piece, so the error names the piece.
   if (!Peek().Is("@")) return true;
   Skip();
   int64_t line = 0;

@@ -119,8 +119,8 @@ bool Parser::ParseStmt(Stmt& stmt) {
     Skip();
     if (!ParseOptionalAttrs(stmt.attrs)) return false;
     // The operand list ends with the line.
-    while (!Peek().first_on_line && !Peek().Is("@") && !Peek().Is("}") &&
-           !AtEnd()) {
+    while (!Peek().first_on_line && !Peek().Is("@") &&
+           Peek().kind != TokenKind::kLoc && !Peek().Is("}") && !AtEnd()) {
       ExprPtr expr = ParseExpr();
       if (!expr) return false;
       stmt.operands.push_back(std::move(expr));

@@ -35,6 +35,20 @@ inline bool IsIdentStart(char c) { return ClassOf(c) & kIdentStart; }
 inline bool IsIdentChar(char c) { return ClassOf(c) & (kIdentStart | kDigit); }
 inline bool IsDigit(char c) { return ClassOf(c) & kDigit; }
 
+// The end of `@digits:digits` starting at `at`, or 0 when the text there is
+// anything else (then '@' is punctuation and the parser says what is wrong).
+size_t LocationEnd(std::string_view source, size_t at) {
+  size_t pos = at + 1;
+  const size_t line_begin = pos;
+  while (pos < source.size() && IsDigit(source[pos])) ++pos;
+  if (pos == line_begin || pos >= source.size() || source[pos] != ':') return 0;
+  const size_t col_begin = ++pos;
+  while (pos < source.size() && IsDigit(source[pos])) ++pos;
+  if (pos == col_begin) return 0;
+  if (pos < source.size() && IsIdentChar(source[pos])) return 0;
+  return pos;
+}
+
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -56,14 +70,13 @@ void Lexer::LexInto(Token& token) {
       while (pos < size && (ClassOf(source[pos]) & kSpace));
       continue;
     }
-    const size_t start = pos;
     if (cls & kIdentStart) {
-      ++pos;
+      const size_t start = pos++;
       while (pos < size && IsIdentChar(source[pos])) ++pos;
       return Make(token, TokenKind::kIdent, start, pos);
     }
-    if (cls & kPunct) {
-      return Make(token, TokenKind::kPunct, start, pos + 1);
+    if ((cls & kPunct) && c != '@') {
+      return Make(token, TokenKind::kPunct, pos, pos + 1);
     }
     if (c == '\n') {
       ++pos;
@@ -76,67 +89,8 @@ void Lexer::LexInto(Token& token) {
       while (pos < size && source[pos] != '\n') ++pos;
       continue;
     }
-    if (c == '"') {
-      ++pos;
-      bool closed = false;
-      while (pos < size && source[pos] != '\n') {
-        if (source[pos] == '\\' && pos + 1 < size) {
-          pos += 2;
-          continue;
-        }
-        if (source[pos] == '"') {
-          ++pos;
-          closed = true;
-          break;
-        }
-        ++pos;
-      }
-      if (closed) return Make(token, TokenKind::kString, start, pos);
-      return Make(token, TokenKind::kError, start, pos, "unterminated string");
-    }
-    if (c == '-' && pos + 1 < size && source[pos + 1] == '>') {
-      return Make(token, TokenKind::kPunct, start, pos + 2);
-    }
-    if (c == '-' && source.substr(pos, 4) == "-inf" &&
-        (pos + 4 >= size || !IsIdentChar(source[pos + 4]))) {
-      return Make(token, TokenKind::kFloat, start, pos + 4);
-    }
-    if ((cls & kDigit) ||
-        (c == '-' && pos + 1 < size && IsDigit(source[pos + 1]))) {
-      ++pos;
-      while (pos < size && IsDigit(source[pos])) ++pos;
-      bool is_float = false;
-      if (pos < size && source[pos] == '.') {
-        is_float = true;
-        ++pos;
-        while (pos < size && IsDigit(source[pos])) ++pos;
-      }
-      if (pos < size && (source[pos] == 'e' || source[pos] == 'E')) {
-        size_t exponent = pos + 1;
-        if (exponent < size &&
-            (source[exponent] == '+' || source[exponent] == '-')) {
-          ++exponent;
-        }
-        if (exponent < size && IsDigit(source[exponent])) {
-          is_float = true;
-          pos = exponent;
-          while (pos < size && IsDigit(source[pos])) ++pos;
-        }
-      }
-      if (pos < size && IsIdentStart(source[pos])) {
-        while (pos < size && IsIdentChar(source[pos])) ++pos;
-        return Make(token, TokenKind::kError, start, pos, "malformed number");
-      }
-      return Make(token, is_float ? TokenKind::kFloat : TokenKind::kInt, start,
-                  pos);
-    }
-    // Skip a whole UTF-8 sequence so the error points at one character.
-    ++pos;
-    while (pos < size &&
-           (static_cast<unsigned char>(source[pos]) & 0xC0) == 0x80) {
-      ++pos;
-    }
-    return Make(token, TokenKind::kError, start, pos, "unexpected character");
+    // Out of line, so that the loop above (most tokens) stays small.
+    return LexRest(token, pos);
   }
   pos_ = pos;
   token.kind = TokenKind::kEnd;
@@ -145,6 +99,79 @@ void Lexer::LexInto(Token& token) {
   token.col = static_cast<uint32_t>(size - line_start_ + 1);
   token.first_on_line = !line_has_token_;
   token.error = nullptr;
+}
+
+void Lexer::LexRest(Token& token, size_t start) {
+  const std::string_view source = source_;
+  const size_t size = source.size();
+  const char c = source[start];
+  size_t pos = start;
+  if (c == '@') {
+    if (size_t end = LocationEnd(source, pos)) {
+      return Make(token, TokenKind::kLoc, start, end);
+    }
+    return Make(token, TokenKind::kPunct, start, pos + 1);
+  }
+  if (c == '"') {
+    ++pos;
+    bool closed = false;
+    while (pos < size && source[pos] != '\n') {
+      if (source[pos] == '\\' && pos + 1 < size) {
+        pos += 2;
+        continue;
+      }
+      if (source[pos] == '"') {
+        ++pos;
+        closed = true;
+        break;
+      }
+      ++pos;
+    }
+    if (closed) return Make(token, TokenKind::kString, start, pos);
+    return Make(token, TokenKind::kError, start, pos, "unterminated string");
+  }
+  if (c == '-' && pos + 1 < size && source[pos + 1] == '>') {
+    return Make(token, TokenKind::kPunct, start, pos + 2);
+  }
+  if (c == '-' && source.substr(pos, 4) == "-inf" &&
+      (pos + 4 >= size || !IsIdentChar(source[pos + 4]))) {
+    return Make(token, TokenKind::kFloat, start, pos + 4);
+  }
+  if (IsDigit(c) || (c == '-' && pos + 1 < size && IsDigit(source[pos + 1]))) {
+    ++pos;
+    while (pos < size && IsDigit(source[pos])) ++pos;
+    bool is_float = false;
+    if (pos < size && source[pos] == '.') {
+      is_float = true;
+      ++pos;
+      while (pos < size && IsDigit(source[pos])) ++pos;
+    }
+    if (pos < size && (source[pos] == 'e' || source[pos] == 'E')) {
+      size_t exponent = pos + 1;
+      if (exponent < size &&
+          (source[exponent] == '+' || source[exponent] == '-')) {
+        ++exponent;
+      }
+      if (exponent < size && IsDigit(source[exponent])) {
+        is_float = true;
+        pos = exponent;
+        while (pos < size && IsDigit(source[pos])) ++pos;
+      }
+    }
+    if (pos < size && IsIdentStart(source[pos])) {
+      while (pos < size && IsIdentChar(source[pos])) ++pos;
+      return Make(token, TokenKind::kError, start, pos, "malformed number");
+    }
+    return Make(token, is_float ? TokenKind::kFloat : TokenKind::kInt, start,
+                pos);
+  }
+  // Skip a whole UTF-8 sequence so the error points at one character.
+  ++pos;
+  while (pos < size &&
+         (static_cast<unsigned char>(source[pos]) & 0xC0) == 0x80) {
+    ++pos;
+  }
+  Make(token, TokenKind::kError, start, pos, "unexpected character");
 }
 
 std::vector<Token> Tokenize(std::string_view source) {

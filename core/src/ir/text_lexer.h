@@ -20,6 +20,8 @@ enum class TokenKind : uint8_t {
   kInt,     // -?[0-9]+
   kFloat,   // -?digits.digits[e±digits], digits e±digits, -inf
   kPunct,   // one of ( ) [ ] { } < > , : = @ ? and the arrow ->
+  kLoc,     // @digits:digits, a whole source location (statements carry
+            // one each, so it is lexed as one token instead of four)
   kError,   // a character or literal the format does not have
 };
 
@@ -66,6 +68,9 @@ class Lexer {
   void LexInto(Token& token);
 
  private:
+  // Everything but identifiers, punctuation, blanks and comments: strings,
+  // numbers, locations, `->`, `-inf` and errors, starting at `start`.
+  [[gnu::noinline]] void LexRest(Token& token, size_t start);
   void Make(Token& token, TokenKind kind, size_t start, size_t end,
             const char* error = nullptr) {
     token.kind = kind;
