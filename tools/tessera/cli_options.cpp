@@ -33,6 +33,8 @@ constexpr FlagSpec kFlags[] = {
      "run these passes instead of the config's ('' = none)"},
     {"--launcher", "NAME", kCompile | kPipeline,
      "set the backend option 'launcher'"},
+    {"--tpu", "GEN", kCompile | kPipeline,
+     "set the backend option 'tpu' (v5e, v6e, v7x): legality and VMEM budget"},
     {"--arg", "NAME=TYPE", kCompile | kPipeline,
      "argument type for every kernel, e.g. x=bf16[1024,512] (repeatable)"},
     {"--plugin-path", "PATH", kAll,
@@ -118,7 +120,10 @@ std::string Apply(const FlagSpec& flag, const std::string& value,
     }
     options.overrides.passes = std::move(passes);
   } else if (name == "--launcher") {
-    options.overrides.launcher = value;
+    options.overrides.backend_options.push_back(
+        {"launcher", value, "--launcher"});
+  } else if (name == "--tpu") {
+    options.overrides.backend_options.push_back({"tpu", value, "--tpu"});
   } else if (name == "--arg") {
     const size_t equals = value.find('=');
     if (equals == std::string::npos || equals == 0 ||
