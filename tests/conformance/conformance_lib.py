@@ -142,8 +142,10 @@ def run_interpret(function, arrays, mode, provide_tpu=True):
 
 
 def export_tpu(function, arrays, provide_tpu=True):
-    """Lowers function for TPU from the CPU; returns the StableHLO text."""
-    structs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays]
+    """Lowers function for TPU from the CPU; returns the StableHLO text.
+    arrays: arrays or (shape, dtype) pairs."""
+    structs = [jax.ShapeDtypeStruct(a.shape, a.dtype) if hasattr(a, "shape")
+               else jax.ShapeDtypeStruct(*a) for a in arrays]
     with _tpu_context(provide_tpu):
         exported = jax.export.export(jax.jit(function), platforms=["tpu"])(*structs)
     text = exported.mlir_module()

@@ -48,6 +48,8 @@ def parse_args(argv):
     parser.add_argument("--launcher", action="append", choices=kernel_table.LAUNCHERS)
     parser.add_argument("--dtype", action="append", choices=kernel_table.DTYPES)
     parser.add_argument("--shape", action="append", choices=("even", "ragged"))
+    parser.add_argument("--large-only", action="store_true",
+                        help="only the compile-only realistic sizes")
     return parser.parse_args(argv)
 
 
@@ -59,14 +61,28 @@ def load_reference(source_dir, kernel):
     return getattr(module, kernel)
 
 
-def compile_kernel(args, launcher, dtype, names, shapes, out_dir):
+def large_config(args, launcher, case, out_dir):
+    """The launcher's config plus the case's block sizes, written to out_dir."""
+    text = (args.source_dir / "configs" / f"pallas_{launcher}.toml").read_text()
+    if case.block_sizes:
+        sizes = ", ".join(str(b) for b in case.block_sizes)
+        text += f"\n[kernels.{args.kernel}]\nblock_sizes = [{sizes}]\n"
+    path = out_dir.parent / f"{out_dir.name}.toml"
+    path.write_text(text)
+    return path
+
+
+def compile_kernel(args, launcher, dtype, names, shapes, out_dir, config=None,
+                   generation=None):
     """Runs the tessera CLI; returns (ok, detail, generated module path)."""
     if out_dir.exists():
         shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True)
     command = [args.tessera, "compile", f"examples/{args.kernel}.py",
-               f"--config=configs/pallas_{launcher}.toml", "--emit=code",
+               f"--config={config or f'configs/pallas_{launcher}.toml'}", "--emit=code",
                *kernel_table.arg_flags(names, shapes, dtype), f"--output={out_dir}/"]
+    if generation:
+        command.append(f"--tpu={generation}")
     result = subprocess.run(command, cwd=args.source_dir, capture_output=True, text=True)
     if result.returncode != 0:
         message = (result.stderr or result.stdout).strip().splitlines()
@@ -96,6 +112,47 @@ def check_module(kernel, module_path, arrays, expected, cells):
     if function is not None:
         lib.check_function(function, arrays, expected, cells)
     cells["pyflakes"] = lib.timed(lambda: lib.pyflakes(module_path))
+
+
+def check_large(args, names, case, launcher):
+    """A compile-only row: per generation, `tessera compile --tpu GEN` (so the
+    VMEM budget is that generation's) and the real compiler for it; the TPU
+    export and pyflakes on the v6e module; no interpret runs."""
+    cells = {"interpret": lib.Cell("n/a", "compile-only size"),
+             "tpu_interpret": lib.Cell("n/a", "compile-only size")}
+    specs = [(shape, jnp.dtype(case.dtype)) for shape in case.shapes]
+    row_dir = args.work_dir / args.kernel / "large" / (
+        f"{launcher}.{case.dtype}." + "".join(c if c.isalnum() else "_" for c in case.label))
+    row_dir.mkdir(parents=True, exist_ok=True)
+    compile_details = []
+    for generation in lib.TPU_GENERATIONS:
+        out_dir = row_dir / generation
+        config = large_config(args, launcher, case, out_dir)
+        start = time.perf_counter()
+        ok, detail, module_path = compile_kernel(
+            args, launcher, case.dtype, names, case.shapes, out_dir, config, generation)
+        compile_details.append(f"{generation}: {detail}")
+        check = f"tpu_{generation}"
+        if not ok:
+            cells["compile"] = lib.Cell("FAIL", "; ".join(compile_details),
+                                        time.perf_counter() - start)
+            cells[check] = lib.Cell("blocked", "not compiled")
+            continue
+        try:
+            function = getattr(lib.load_module(
+                module_path, f"large_{args.kernel}_{row_dir.name}_{generation}"), args.kernel)
+        except Exception as error:  # An unimportable module is a red cell.
+            cells[check] = lib.Cell("FAIL", f"import: {lib.short_error(error)}")
+            continue
+        cells[check] = lib.timed(lambda: lib.check_tpu_compile(function, specs, generation))
+        if generation == "v6e":
+            cells["export"] = lib.timed(
+                lambda: (lib.export_tpu(function, specs, provide_tpu=False) is not None, ""))
+            cells["pyflakes"] = lib.timed(lambda: lib.pyflakes(module_path))
+    cells.setdefault("compile", lib.Cell("pass", "one module per generation"))
+    for check in CHECKS:
+        cells.setdefault(check, lib.Cell("blocked", "not compiled"))
+    return cells
 
 
 def apply_expected_failures(kernel, launcher, dtype, shape, cells):
@@ -132,7 +189,7 @@ def main(argv):
         return 1
 
     rows = []
-    for dtype in dtypes:
+    for dtype in ([] if args.large_only else dtypes):
         for shape_label in shape_labels:
             shapes = spec.shapes[shape_label]
             if len(names) < len(shapes):
@@ -165,6 +222,17 @@ def main(argv):
                 apply_expected_failures(args.kernel, launcher, dtype, shape_label, cells)
                 shape_text = " ".join("x".join(map(str, s)) for s in shapes)
                 label = f"{args.kernel} {launcher} {dtype} {shape_label} [{shape_text}]"
+                rows.append((label, cells))
+                print(f"  {label}: " + ", ".join(
+                    f"{c} {cells[c].status} {cells[c].seconds:.1f}s" for c in CHECKS),
+                    flush=True)
+
+    if not (args.launcher or args.dtype or args.shape) or args.large_only:
+        for case in spec.large:
+            for launcher in launchers:
+                cells = check_large(args, names, case, launcher)
+                shape_text = " ".join("x".join(map(str, s)) for s in case.shapes)
+                label = f"{args.kernel} {launcher} {case.dtype} {case.label} [{shape_text}]"
                 rows.append((label, cells))
                 print(f"  {label}: " + ", ".join(
                     f"{c} {cells[c].status} {cells[c].seconds:.1f}s" for c in CHECKS),
