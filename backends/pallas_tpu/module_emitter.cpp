@@ -71,6 +71,7 @@ class HostEmitter : public ExprEmitter {
         diagnostics_(diagnostics) {}
 
   absl::StatusOr<EmittedFile> Run();
+  const KernelCost& cost() const { return cost_; }
 
  private:
   std::string Var(const Expr& expr) override { return Name(expr.name); }
@@ -103,6 +104,21 @@ class HostEmitter : public ExprEmitter {
   std::string HostDim(const std::string& host_ref, size_t d);
   bool EmitStmt(const Stmt& stmt);
   bool EmitLaunch(const Stmt& launch);
+  void EstimateCost() {
+    const TpuHardware* hardware = TpuHardwareByName(options_.tpu.name);
+    if (hardware == nullptr) {
+      cost_.problem = "no hardware table entry for " + options_.tpu.name;
+      return;
+    }
+    CostOptions cost_options;
+    cost_options.prefetch = options_.emit.prefetch;
+    auto estimate = EstimateKernelPlan(plan_, *hardware, cost_options);
+    if (estimate.ok()) {
+      cost_.estimate = *std::move(estimate);
+    } else {
+      cost_.problem = std::string(estimate.status().message());
+    }
+  }
   std::string Helpers();
   void SourceComment(const Stmt& stmt) {
     if (!stmt.loc.known() || stmt.loc.line == last_line_) return;
@@ -126,6 +142,7 @@ class HostEmitter : public ExprEmitter {
   PyLines kernel_;
   uint32_t last_line_ = 0;
   size_t reported_ = 0;
+  KernelCost cost_;
 };
 
 std::string HostEmitter::HostDim(const std::string& host_ref, size_t d) {
@@ -407,6 +424,8 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
   VmemPlan vmem_plan = PlanVmem(vmem, options_.tpu);
   if (!vmem_plan.error.empty()) return Fail(launch.loc, vmem_plan.error);
 
+  EstimateCost();
+
   // The pallas_call.
   std::string kernel = device_emitter->kernel_fn();
   if (!device_emitter->kwargs().empty()) {
@@ -480,6 +499,14 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     body_.Line(fmt::format("dimension_semantics={}),", semantics));
   }
   body_.Dedent();
+  if (cost_.estimate) {
+    // Lets XLA schedule around the kernel as it does for hand-written ones.
+    body_.Line(fmt::format(
+        "cost_estimate=pl.CostEstimate(flops={:.0f}, transcendentals={:.0f}, "
+        "bytes_accessed={:.0f}),",
+        cost_.estimate->flops, cost_.estimate->transcendentals,
+        cost_.estimate->bytes_accessed));
+  }
   body_.Line("interpret=interpret,");
   body_.Dedent();
   std::string args;
@@ -633,9 +660,12 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
 absl::StatusOr<EmittedFile> EmitKernelModule(const Module& module,
                                              const Function& host,
                                              const ModuleOptions& options,
-                                             DiagnosticEngine& diagnostics) {
+                                             DiagnosticEngine& diagnostics,
+                                             KernelCost* cost) {
   HostEmitter emitter(module, host, options, diagnostics);
-  return emitter.Run();
+  absl::StatusOr<EmittedFile> file = emitter.Run();
+  if (cost != nullptr) *cost = emitter.cost();
+  return file;
 }
 
 }  // namespace tessera::pallas

@@ -220,13 +220,18 @@ class Resolver {
         given = section->options;
       }
     }
-    if (overrides_.launcher) {
-      ConfigOption launcher;
-      launcher.key = "launcher";
-      launcher.value = OptionValue(*overrides_.launcher);
-      launcher.type_name = "string";
-      launcher.flag = "--launcher";
-      given.push_back(std::move(launcher));
+    // Flags that set a backend string option of the same name.
+    const std::pair<const char*, const std::optional<std::string>*>
+        flag_options[] = {{"launcher", &overrides_.launcher},
+                          {"tpu", &overrides_.tpu}};
+    for (const auto& [key, value] : flag_options) {
+      if (!*value) continue;
+      ConfigOption option;
+      option.key = key;
+      option.value = OptionValue(**value);
+      option.type_name = "string";
+      option.flag = fmt::format("--{}", key);
+      given.push_back(std::move(option));
     }
     if (backend != nullptr) {
       pipeline.backend = backend;

@@ -21,6 +21,7 @@ namespace tessera {
 struct PipelineOverrides {
   std::optional<std::vector<std::string>> passes;         // --passes
   std::optional<std::string> launcher;                    // --launcher
+  std::optional<std::string> tpu;                         // --tpu
   std::vector<std::pair<std::string, std::string>> args;  // --arg name=TYPE
   bool verbose = false;                                   // --verbose
 };
