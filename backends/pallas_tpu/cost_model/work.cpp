@@ -174,20 +174,23 @@ class Counter {
     const Dim& k_dim = lhs[lhs.size() - 1];
     const int64_t k = k_dim.is_static() ? k_dim.size : 1;
     const int64_t m = out.rows, n = out.cols;
-    // One weight tile (mxu x mxu of k x n) per pass; the LHS rows stream
-    // through it one per cycle, in groups of `sublanes`.
-    const double passes = static_cast<double>(
-        out.leading * CeilDiv(k, hw_.mxu_size) * CeilDiv(n, hw_.mxu_size));
-    const double rows =
-        static_cast<double>(CeilDiv(m, hw_.sublanes) * hw_.sublanes);
-    double cycles = passes * rows / static_cast<double>(hw_.mxu_count);
-    DType operand_dtype = expr.operands[0]->type.dtype;
-    if (operand_dtype == DType::kF32 ||
+    // The MXU multiplies whole (mxu x mxu) weight tiles of k x n and
+    // streams LHS rows in groups of `sublanes`: pad k and n to the MXU
+    // shape, m to sublanes, and run at the peak rate.
+    const double padded =
+        2.0 * static_cast<double>(out.leading *
+                                  CeilDiv(m, hw_.sublanes) * hw_.sublanes *
+                                  CeilDiv(k, hw_.mxu_size) * hw_.mxu_size *
+                                  CeilDiv(n, hw_.mxu_size) * hw_.mxu_size);
+    double rate = hw_.bf16_flops;
+    const DType lhs_dtype = expr.operands[0]->type.dtype;
+    if (lhs_dtype == DType::kF32 ||
         expr.operands[1]->type.dtype == DType::kF32) {
-      cycles *= hw_.bf16_flops / hw_.f32_flops;
-    } else if (operand_dtype == DType::kI8) {
-      cycles *= hw_.bf16_flops / hw_.int8_ops;
+      rate = hw_.f32_flops;
+    } else if (lhs_dtype == DType::kI8) {
+      rate = hw_.int8_ops;
     }
+    const double cycles = padded / rate * hw_.clock_hz;
     work.mxu_cycles += cycles;
     const double useful = 2.0 * static_cast<double>(out.leading * m * n * k);
     work.mxu_flops += useful;
