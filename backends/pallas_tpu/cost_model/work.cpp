@@ -141,6 +141,14 @@ class Counter {
         if (expr.type.shape.empty()) return;
         OpCost cost = ElementwiseCost(expr);
         double vregs = Vregs(expr.type, hw_, false);
+        // An operand of another shape is broadcast first (lane / sublane
+        // broadcasts, one op per result vreg).
+        for (const ExprPtr& operand : expr.operands) {
+          if (!operand->type.shape.empty() &&
+              operand->type.shape != expr.type.shape) {
+            work.valu_ops += vregs;
+          }
+        }
         work.valu_ops += cost.valu * vregs;
         work.eup_ops += cost.eup * vregs;
         work.flops += Elements(expr.type);
@@ -150,7 +158,9 @@ class Counter {
       case OpCategory::kReduction: {
         if (expr.operands.empty()) return;
         const Type& input = expr.operands[0]->type;
-        work.valu_ops += Vregs(input, hw_, false);
+        // One accumulate per input vreg, and a cross-lane / cross-sublane
+        // reduction tree (XLU rotates + adds) of about the same count.
+        work.valu_ops += 2 * Vregs(input, hw_, false);
         work.flops += Elements(input);
         return;
       }
