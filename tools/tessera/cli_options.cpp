@@ -32,12 +32,13 @@ constexpr FlagSpec kFlags[] = {
      "passes; 'report' prints the backend's modeled performance"},
     {"--report-format", "text|json", kCompile,
      "--emit=report as a table (default) or as JSON"},
-    {"--tpu", "GEN", kCompile | kPipeline,
-     "set the backend option 'tpu' (v5e, v6e, v7x)"},
     {"--passes", "A,B,...", kCompile | kPipeline,
      "run these passes instead of the config's ('' = none)"},
     {"--launcher", "NAME", kCompile | kPipeline,
      "set the backend option 'launcher'"},
+    {"--tpu", "GEN", kCompile | kPipeline,
+     "set the backend option 'tpu' (v5e, v6e, v7x): legality, VMEM budget "
+     "and the cost model"},
     {"--arg", "NAME=TYPE", kCompile | kPipeline,
      "argument type for every kernel, e.g. x=bf16[1024,512] (repeatable)"},
     {"--plugin-path", "PATH", kAll,
@@ -128,8 +129,7 @@ std::string Apply(const FlagSpec& flag, const std::string& value,
       return fmt::format("--report-format must be 'text' or 'json', got '{}'",
                          value);
     }
-  } else if (name == "--tpu") {
-    options.overrides.tpu = value;
+
   } else if (name == "--passes") {
     std::vector<std::string> passes = SplitList(value);
     for (const std::string& pass : passes) {
@@ -138,7 +138,10 @@ std::string Apply(const FlagSpec& flag, const std::string& value,
     }
     options.overrides.passes = std::move(passes);
   } else if (name == "--launcher") {
-    options.overrides.launcher = value;
+    options.overrides.backend_options.push_back(
+        {"launcher", value, "--launcher"});
+  } else if (name == "--tpu") {
+    options.overrides.backend_options.push_back({"tpu", value, "--tpu"});
   } else if (name == "--arg") {
     const size_t equals = value.find('=');
     if (equals == std::string::npos || equals == 0 ||

@@ -220,17 +220,12 @@ class Resolver {
         given = section->options;
       }
     }
-    // Flags that set a backend string option of the same name.
-    const std::pair<const char*, const std::optional<std::string>*>
-        flag_options[] = {{"launcher", &overrides_.launcher},
-                          {"tpu", &overrides_.tpu}};
-    for (const auto& [key, value] : flag_options) {
-      if (!*value) continue;
+    for (const BackendOptionOverride& flag : overrides_.backend_options) {
       ConfigOption option;
-      option.key = key;
-      option.value = OptionValue(**value);
+      option.key = flag.key;
+      option.value = OptionValue(flag.value);
       option.type_name = "string";
-      option.flag = fmt::format("--{}", key);
+      option.flag = flag.flag;
       given.push_back(std::move(option));
     }
     if (backend != nullptr) {
