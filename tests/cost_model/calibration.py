@@ -31,19 +31,41 @@ MATMUL_GUIDE = "JAX Pallas TPU guide, matmul (v5e)"
 # max(2*1024^3 / 197e12, 3 * 2 MiB / 819e9) = 10.90 us: 108.5 us of dispatch.
 MATMUL_GUIDE_DISPATCH_S = 119.43e-6 - 2 * 1024**3 / 197e12
 
+# Myan17/QuackHacks, benchmark_001 "GPT-2 Small on TPU v5e" (JAX 0.6.2, one
+# v5litepod-1 chip, minimum of 30 runs): Pallas matmuls with a (m, n, k)
+# grid and bf16 in / out, and a full-row RMSNorm. The times include the
+# dispatch of one jitted call too: the source's XLA RMSNorm of 512 x 768
+# bf16 takes 104 us where its HBM roofline is 1.6 us.
+GPT2_BENCH = "QuackHacks benchmark_001, GPT-2 layers (v5e)"
+GPT2_BENCH_DISPATCH_S = 104e-6 - (2 * 512 * 768 * 2) / 819e9
+
+
+def matmul_args(m, n, k):
+    return [f"x=bf16[{m},{k}]", f"y=bf16[{k},{n}]"]
+
+
 MEASUREMENTS = [
-    # (source, kernel, tpu, size, (bm, bn, bk), measured seconds)
-    (MATMUL_GUIDE, "matmul", "v5e", 1024, (128, 128, 128), 297.666e-6),
-    (MATMUL_GUIDE, "matmul", "v5e", 4096, (128, 128, 128), 11.771515e-3),
-    (MATMUL_GUIDE, "matmul", "v5e", 8192, (128, 128, 128), 91.835771e-3),
-    (MATMUL_GUIDE, "matmul", "v5e", 1024, (512, 1024, 1024), 127.087e-6),
-    (MATMUL_GUIDE, "matmul", "v5e", 4096, (512, 1024, 1024), 889.088e-6),
-    (MATMUL_GUIDE, "matmul", "v5e", 8192, (512, 1024, 1024), 6.099434e-3),
+    # (source, kernel, tpu, problem, block_sizes, args, measured seconds)
+    (MATMUL_GUIDE, "matmul", "v5e", "1024^3", [128, 128, 128], matmul_args(1024, 1024, 1024), 297.666e-6),
+    (MATMUL_GUIDE, "matmul", "v5e", "4096^3", [128, 128, 128], matmul_args(4096, 4096, 4096), 11.771515e-3),
+    (MATMUL_GUIDE, "matmul", "v5e", "8192^3", [128, 128, 128], matmul_args(8192, 8192, 8192), 91.835771e-3),
+    (MATMUL_GUIDE, "matmul", "v5e", "1024^3", [512, 1024, 1024], matmul_args(1024, 1024, 1024), 127.087e-6),
+    (MATMUL_GUIDE, "matmul", "v5e", "4096^3", [512, 1024, 1024], matmul_args(4096, 4096, 4096), 889.088e-6),
+    (MATMUL_GUIDE, "matmul", "v5e", "8192^3", [512, 1024, 1024], matmul_args(8192, 8192, 8192), 6.099434e-3),
+    (GPT2_BENCH, "matmul", "v5e", "512x768x768", [512, 256, 256], matmul_args(512, 768, 768), 0.121e-3),
+    (GPT2_BENCH, "matmul", "v5e", "512x3072x768", [512, 512, 256], matmul_args(512, 3072, 768), 0.138e-3),
+    (GPT2_BENCH, "matmul", "v5e", "512x768x3072", [512, 256, 512], matmul_args(512, 768, 3072), 0.124e-3),
+    (GPT2_BENCH, "matmul", "v5e", "2048x768x768", [512, 256, 256], matmul_args(2048, 768, 768), 0.132e-3),
+    (GPT2_BENCH, "matmul", "v5e", "2048x3072x768", [512, 512, 256], matmul_args(2048, 3072, 768), 0.194e-3),
+    (GPT2_BENCH, "matmul", "v5e", "2048^3", [512, 512, 512], matmul_args(2048, 2048, 2048), 0.225e-3),
+    (GPT2_BENCH, "rms_norm", "v5e", "512x768", [512], ["x=bf16[512,768]", "weight=bf16[768]"], 0.101e-3),
+    (GPT2_BENCH, "rms_norm", "v5e", "2048x768", [512], ["x=bf16[2048,768]", "weight=bf16[768]"], 0.107e-3),
 ]
-OVERHEAD_S = {MATMUL_GUIDE: MATMUL_GUIDE_DISPATCH_S}
+OVERHEAD_S = {MATMUL_GUIDE: MATMUL_GUIDE_DISPATCH_S,
+              GPT2_BENCH: GPT2_BENCH_DISPATCH_S}
 
 
-def predict(tessera, source_dir, kernel, tpu, size, blocks):
+def predict(tessera, source_dir, kernel, tpu, blocks, kernel_args):
     with tempfile.TemporaryDirectory() as tmp:
         config = pathlib.Path(tmp) / "config.toml"
         config.write_text(
@@ -52,7 +74,7 @@ def predict(tessera, source_dir, kernel, tpu, size, blocks):
         command = [tessera, "compile", f"examples/{kernel}.py",
                    f"--config={config}", "--emit=report",
                    "--report-format=json", f"--tpu={tpu}",
-                   f"--arg=x=bf16[{size},{size}]", f"--arg=y=bf16[{size},{size}]"]
+                   *[f"--arg={arg}" for arg in kernel_args]]
         result = subprocess.run(command, cwd=source_dir, capture_output=True,
                                 text=True)
         if result.returncode != 0:
@@ -68,17 +90,19 @@ def main(argv):
     args = parser.parse_args(argv)
     failures = []
     rows = []
-    for source, kernel, tpu, size, blocks, measured in MEASUREMENTS:
-        modeled = predict(args.tessera, args.source_dir, kernel, tpu, size, blocks)
+    for source, kernel, tpu, size, blocks, kernel_args, measured in MEASUREMENTS:
+        modeled = predict(args.tessera, args.source_dir, kernel, tpu, blocks,
+                          kernel_args)
         predicted = modeled + OVERHEAD_S.get(source, 0.0)
         ratio = predicted / measured
         rows.append((source, kernel, tpu, size, blocks, measured, modeled,
                      predicted, ratio))
         if abs(ratio - 1) > TOLERANCE:
-            failures.append(f"{kernel} {size}^3 blocks {blocks} on {tpu}: "
+            failures.append(f"{kernel} {size} blocks {blocks} on {tpu}: "
                             f"predicted {predicted:.4g} s, measured "
                             f"{measured:.4g} s (ratio {ratio:.2f})")
-    # Same ordering of block-size choices per source and problem.
+    # Same ordering of block-size choices per source and problem (where a
+    # source measured several).
     groups = {}
     for row in rows:
         groups.setdefault((row[0], row[1], row[2], row[3]), []).append(row)
@@ -89,7 +113,7 @@ def main(argv):
             failures.append(f"{key}: measured order {by_measured}, "
                             f"model order {by_model}")
     if args.table:
-        print("| source | kernel | tpu | m=n=k | (bm, bn, bk) | measured | "
+        print("| source | kernel | tpu | problem | block sizes | measured | "
               "model (kernel) | predicted (+ dispatch) | ratio |")
         print("|---|---|---|---|---|---|---|---|---|")
         for (source, kernel, tpu, size, blocks, measured, modeled, predicted,
