@@ -86,7 +86,7 @@ def check_pattern(name):
             arrays, exact = lib.make_inputs(specs, seed=len(rows))
             expected = reference(*exact)
             cells = {}
-            lib.check_function(function, arrays, expected, cells)
+            lib.check_function(function, arrays, expected, cells, provide_tpu=True)
             shape_text = " ".join("x".join(map(str, shape)) for shape, _ in specs)
             rows.append((f"{name} {lib.dtype_name(dtype)} {shape_label} [{shape_text}]", cells))
     flakes = lib.timed(lambda: lib.pyflakes(path))

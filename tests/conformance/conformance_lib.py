@@ -6,19 +6,20 @@ Every check runs on the CPU with JAX 0.10.2:
   * export it for TPU (jax.export with platforms=["tpu"] runs Pallas's block
     checks and the Mosaic lowering rules without a TPU);
   * compile it with the real TPU compiler (PyPI's libtpu) for v5e, v6e and
-    v7x, ahead of time and with no TPU attached (see compile_tpu);
+    v7x, ahead of time and with no TPU attached (scripts/verify_tpu.py);
   * run pyflakes on the module file.
-The interpret runs and the export run inside an abstract mesh whose device is a TPU: emit_pipeline
-(and everything asking pltpu for the chip's tiling) fails on a CPU device with
-"Unsupported TPU device kind: cpu" without it.
+emit_pipeline (and everything asking pltpu for the chip's tiling) fails on a
+CPU device with "Unsupported TPU device kind: cpu" unless an abstract mesh
+names a TPU. Generated modules enter one themselves (their `tpu=` keyword), so
+they are run as a user would, with no mesh (provide_tpu=False); hand-written
+patterns are run inside on_abstract_tpu().
 """
 import contextlib
 import dataclasses
 import functools
 import importlib.util
 import io
-import os
-import re
+import pathlib
 import sys
 import time
 import traceback
@@ -29,6 +30,9 @@ import numpy as np
 from jax.experimental.pallas import tpu as pltpu
 from pyflakes import api as pyflakes_api
 from pyflakes import reporter as pyflakes_reporter
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+import verify_tpu  # noqa: E402  (the real-compiler helpers, shared with the CLI)
 
 # The TPU generation simulated while tracing on the CPU.
 ABSTRACT_DEVICE_KIND = "TPU v6e"
@@ -44,10 +48,8 @@ TOLERANCES = {
     "bfloat16": {"atol": 2e-2, "rtol": 2e-2},
 }
 
-# The real compiler's generations and the deviceless topology that stands for
-# each (jax.experimental.topologies; "tpu7x" is v7x's device kind).
-TPU_GENERATIONS = ("v5e", "v6e", "v7x")
-TPU_TOPOLOGIES = {"v5e": "v5e:2x2", "v6e": "v6e:2x2", "v7x": "tpu7x:2x2x1"}
+# The real compiler's generations (scripts/verify_tpu.py).
+TPU_GENERATIONS = verify_tpu.GENERATIONS
 
 # The checks run on a generated module, in order (see check_function).
 REAL_COMPILER_CHECKS = tuple(f"tpu_{gen}" for gen in TPU_GENERATIONS)
@@ -127,17 +129,22 @@ def compare(outputs, references):
     return True, f"err/tol {worst:.2f}"
 
 
-def run_interpret(function, arrays, mode):
-    """Runs function(*arrays, interpret=<mode>) under the abstract TPU mesh."""
+def _tpu_context(provide_tpu):
+    return on_abstract_tpu() if provide_tpu else contextlib.nullcontext()
+
+
+def run_interpret(function, arrays, mode, provide_tpu=True):
+    """Runs function(*arrays, interpret=<mode>), under the abstract TPU mesh
+    when provide_tpu."""
     jitted = jax.jit(functools.partial(function, interpret=INTERPRET_MODES[mode]()))
-    with on_abstract_tpu():
+    with _tpu_context(provide_tpu):
         return jax.block_until_ready(jitted(*arrays))
 
 
-def export_tpu(function, arrays):
+def export_tpu(function, arrays, provide_tpu=True):
     """Lowers function for TPU from the CPU; returns the StableHLO text."""
     structs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays]
-    with on_abstract_tpu():
+    with _tpu_context(provide_tpu):
         exported = jax.export.export(jax.jit(function), platforms=["tpu"])(*structs)
     text = exported.mlir_module()
     if "tpu_custom_call" not in text:
@@ -145,72 +152,28 @@ def export_tpu(function, arrays):
     return text
 
 
-@functools.cache
-def tpu_device(generation):
-    """The first device of a deviceless TPU topology of `generation`.
-
-    libtpu needs no TPU for this; TPU_SKIP_MDS_QUERY keeps it from asking a
-    GCE metadata server for the host's TPU (there is none)."""
-    os.environ.setdefault("TPU_SKIP_MDS_QUERY", "1")
-    from jax.experimental import topologies
-    topology = topologies.get_topology_desc(TPU_TOPOLOGIES[generation], "tpu")
-    return topology.devices[0]
-
-
-def compile_tpu(function, arg_specs, generation):
-    """Compiles function(*args) with the real TPU compiler for `generation`.
-
-    arg_specs: arrays or (shape, dtype) pairs. Runs Mosaic (tiling, layouts,
-    VMEM allocation) exactly as on a TPU host and returns jax's Compiled
-    object; raises the compiler's error (XlaRuntimeError / JaxRuntimeError)
-    otherwise. The default device is the topology's TPU while tracing, so
-    everything that asks for the chip (emit_pipeline, tiling) sees it."""
-    device = tpu_device(generation)
-    sharding = jax.sharding.SingleDeviceSharding(device)
-    structs = [jax.ShapeDtypeStruct(*_shape_dtype(spec), sharding=sharding)
-               for spec in arg_specs]
-    with jax.default_device(device):
-        return jax.jit(function).trace(*structs).lower().compile()
-
-
-def _shape_dtype(spec):
-    if hasattr(spec, "shape") and hasattr(spec, "dtype"):
-        return tuple(spec.shape), spec.dtype
-    shape, dtype = spec
-    return tuple(shape), jnp.dtype(dtype)
-
-
-def compiler_error(error):
-    """The real compiler's message in one line: its first line that names an
-    error code or says what failed, else the exception's first line."""
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    for line in lines:
-        if re.search(r"\bE\d{4}\b|RESOURCE_EXHAUSTED|error:|Mosaic failed", line):
-            return f"{type(error).__name__}: {line}"[:400]
-    return short_error(error)
-
-
 def check_tpu_compile(function, arg_specs, generation):
-    """A cell check: (ok, "code KiB, VMEM temp") from the real compiler."""
+    """A cell check: (ok, "code KiB, temp KiB") from the real compiler
+    (scripts/verify_tpu.py: deviceless libtpu)."""
     try:
-        compiled = compile_tpu(function, arg_specs, generation)
+        compiled = verify_tpu.compile_tpu(function, arg_specs, generation)
     except Exception as error:  # The compiler's verdict is the cell's detail.
-        return False, compiler_error(error)
-    stats = compiled.memory_analysis()
-    if stats is None:
-        return True, "compiled"
-    return True, (f"code {stats.generated_code_size_in_bytes // 1024} KiB, "
-                  f"temp {stats.temp_size_in_bytes // 1024} KiB")
+        return False, verify_tpu.compiler_error(error)
+    return True, verify_tpu.describe(compiled)
 
 
-def check_function(function, arrays, expected, cells, compare_outputs=None):
+def check_function(function, arrays, expected, cells, compare_outputs=None,
+                   provide_tpu=False):
     """Fills cells[c] for every c in RUN_CHECKS: both interpret modes against
-    `expected`, the TPU export, and the real compiler per generation."""
+    `expected`, the TPU export, and the real compiler per generation.
+    provide_tpu: enter the abstract TPU mesh for the interpret and export runs
+    (hand-written patterns; generated modules do it themselves)."""
     compare_outputs = compare_outputs or compare
     for mode in INTERPRET_MODES:
         cells[mode] = timed(lambda mode=mode: compare_outputs(
-            run_interpret(function, arrays, mode), expected))
-    cells["export"] = timed(lambda: (export_tpu(function, arrays) is not None, ""))
+            run_interpret(function, arrays, mode, provide_tpu), expected))
+    cells["export"] = timed(
+        lambda: (export_tpu(function, arrays, provide_tpu) is not None, ""))
     for generation in TPU_GENERATIONS:
         cells[f"tpu_{generation}"] = timed(
             lambda g=generation: check_tpu_compile(function, arrays, g))

@@ -14,8 +14,9 @@ Cells (one row per launcher x dtype x shape):
                  the real TPU compiler (libtpu, deviceless) compiles the module
                  for that generation: Mosaic's layouts, alignment and VMEM
   pyflakes       pyflakes on the generated module
-Interpret and export runs use an abstract TPU mesh (see conformance_lib); the
-real compiles use a deviceless TPU topology as the default device. Prints the
+The module runs as a user would run it: no abstract mesh around it (it provides
+its own TPU for interpret mode and export); the real compiles use a deviceless
+TPU topology as the default device. Prints the
 matrix and exits 1 on any red cell (FAIL, blocked, XPASS); expected failures
 come only from expected_failures.py.
 """

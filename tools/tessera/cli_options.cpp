@@ -52,6 +52,9 @@ constexpr FlagSpec kFlags[] = {
      "do not verify the IR and its properties after each pass"},
     {"--verify-roundtrip", "", kCompile,
      "check print -> parse -> structural equality after every pass"},
+    {"--verify-tpu", "", kCompile,
+     "compile each written module with the real TPU compiler (libtpu, no "
+     "TPU needed) and report its first error at the kernel line"},
     {"--verbose", "", kAll, "say what is loaded and run"},
     {"--help", "", kAll, "show this help"},
 };
@@ -166,6 +169,8 @@ std::string Apply(const FlagSpec& flag, const std::string& value,
     options.verify_each = false;
   } else if (name == "--verify-roundtrip") {
     options.verify_roundtrip = true;
+  } else if (name == "--verify-tpu") {
+    options.verify_tpu = true;
   } else if (name == "--verbose") {
     options.overrides.verbose = true;
   } else if (name == "--help") {

@@ -32,6 +32,7 @@ struct CliOptions {
   ReportFormat report_format = ReportFormat::kText;
   bool verify_each = true;
   bool verify_roundtrip = false;
+  bool verify_tpu = false;  // --verify-tpu
 };
 
 // Parses the arguments after the program name. On a usage error, `error`

@@ -223,7 +223,8 @@ def bf16_rounding_demonstration(args, case, arrays, exact, expected):
     else:
         def run_without_pass():
             module = lib.load_module(module_path, "generated_bf16_without_pass")
-            outputs = lib.run_interpret(getattr(module, case.kernel), arrays, "interpret")
+            outputs = lib.run_interpret(getattr(module, case.kernel), arrays, "interpret",
+                                        provide_tpu=False)
             ok, detail = compare(case, outputs, expected)
             return not ok, (f"compiled without the pass (unroll, interpret): "
                             f"{'passes' if ok else 'fails'} the tolerance: {detail}")
