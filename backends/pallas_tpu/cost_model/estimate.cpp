@@ -173,8 +173,8 @@ absl::StatusOr<KernelEstimate> EstimateKernelPlan(const KernelPlan& kernel,
   // The grid's roofline covers the whole call, inner loops included.
   double mxu_flops = 0, vector_cycles = 0;
   for (size_t i = 0; i < plan.stages.size(); ++i) {
-    const double steps = static_cast<double>(plan.stages[i].steps()) *
-                         costs[i].total_runs;
+    const double steps =
+        static_cast<double>(plan.stages[i].steps()) * costs[i].total_runs;
     mxu_flops += costs[i].work.mxu_flops * steps;
     vector_cycles += costs[i].work.VectorCycles(hw) * steps;
   }

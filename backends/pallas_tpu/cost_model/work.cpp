@@ -188,10 +188,10 @@ class Counter {
     // streams LHS rows in groups of `sublanes`: pad k and n to the MXU
     // shape, m to sublanes, and run at the peak rate.
     const double padded =
-        2.0 * static_cast<double>(out.leading *
-                                  CeilDiv(m, hw_.sublanes) * hw_.sublanes *
-                                  CeilDiv(k, hw_.mxu_size) * hw_.mxu_size *
-                                  CeilDiv(n, hw_.mxu_size) * hw_.mxu_size);
+        2.0 * static_cast<double>(out.leading * CeilDiv(m, hw_.sublanes) *
+                                  hw_.sublanes * CeilDiv(k, hw_.mxu_size) *
+                                  hw_.mxu_size * CeilDiv(n, hw_.mxu_size) *
+                                  hw_.mxu_size);
     double rate = hw_.bf16_flops;
     const DType lhs_dtype = expr.operands[0]->type.dtype;
     if (lhs_dtype == DType::kF32 ||
