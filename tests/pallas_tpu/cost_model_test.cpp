@@ -158,6 +158,29 @@ TEST(CostModel, SymbolicShapesAreAnError) {
   EXPECT_NE(estimate.status().message().find("pass --arg"), std::string::npos);
 }
 
+TEST(CostModel, BoundNamesWhatLimitsTheStage) {
+  // 128 x 128 f32 blocks: 192 KiB per step, less time than a DMA's latency.
+  KernelEstimate small = Estimate(ReadInput("cost_add.tir"), Launcher::kUnroll);
+  EXPECT_EQ(small.stages[0].bound, "step overhead");
+  // 512 x 2048 blocks: 12 MiB per step, bandwidth-bound.
+  std::string text =
+      Replace(ReadInput("cost_add.tir"), "256, 512", "4096, 8192");
+  text = Replace(text, "tile<128>, tile_n: tile<128>",
+                 "tile<512>, tile_n: tile<2048>");
+  text = Replace(text, "0:256:128", "0:4096:512");
+  text = Replace(text, "0:512:128", "0:8192:2048");
+  EXPECT_EQ(Estimate(text, Launcher::kUnroll).stages[0].bound, "HBM");
+  // bf16 matmul with 2048^3 blocks: 1024 flops per byte copied, MXU-bound
+  // inner pipeline; the grid waits for it.
+  std::string matmul = Replace(ReadInput("cost_matmul.tir"), "128", "2048");
+  matmul = Replace(Replace(matmul, "256", "8192"), "f32[", "bf16[");
+  KernelEstimate big = Estimate(matmul, Launcher::kEmitPipeline);
+  ASSERT_EQ(big.stages.size(), 2u);
+  EXPECT_EQ(big.stages[1].bound, "MXU");
+  EXPECT_EQ(big.stages[0].bound, "inner loop");
+  EXPECT_GT(big.stages[0].roofline_fraction, 0.5);
+}
+
 TEST(CostModel, MoreBytesOrFlopsNeverLowerTheEstimate) {
   for (Launcher launcher :
        {Launcher::kUnroll, Launcher::kEmitPipeline, Launcher::kForiLoop}) {

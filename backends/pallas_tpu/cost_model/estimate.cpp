@@ -17,7 +17,8 @@ struct StageCost {
   double vmem_bytes = 0;  // buffers the stage allocates
   double run_s = 0;       // one run
   double compute_step_s = 0;
-  double memory_step_s = 0;
+  double memory_step_s = 0;   // copies + DMA latency
+  double latency_step_s = 0;  // the DMA latency part
   double overhead_step_s = 0;
   double child_step_s = 0;  // pipelined inner loops inside one step
   double exposed_memory_run_s = 0;
@@ -69,8 +70,9 @@ void CostStage(const CostPlan& plan, int index, const TpuHardware& hw,
   cost.compute_step_s = cost.work.ComputeCycles(hw) / hw.clock_hz;
   cost.overhead_step_s =
       static_cast<double>(hw.step_overhead_cycles) / hw.clock_hz;
-  cost.memory_step_s = steady_bytes / std::max(1.0, steps - 1) / bandwidth +
-                       hw.dma_latency_s * latency_share;
+  cost.latency_step_s = hw.dma_latency_s * latency_share;
+  cost.memory_step_s =
+      steady_bytes / std::max(1.0, steps - 1) / bandwidth + cost.latency_step_s;
   const double busy = cost.compute_step_s + cost.child_step_s;
   const double edges =
       (first_in + last_out) / bandwidth + (first_in > 0 ? hw.dma_latency_s : 0);
@@ -113,7 +115,9 @@ StageEstimate Report(const CostPlan& plan, int index, const StageCost& cost,
   const double own = cost.compute_step_s, child = cost.child_step_s;
   if (cost.memory_step_s > own + child &&
       cost.memory_step_s > cost.overhead_step_s) {
-    report.bound = "HBM";
+    // Small blocks wait on DMA latency more than on the bytes.
+    report.bound =
+        cost.latency_step_s * 2 > cost.memory_step_s ? "step overhead" : "HBM";
   } else if (cost.overhead_step_s > own + child) {
     report.bound = "step overhead";
   } else if (child > own) {
