@@ -33,7 +33,8 @@ std::string Replace(std::string text, const std::string& from,
 }
 
 KernelEstimate Estimate(const std::string& text, Launcher launcher,
-                        const std::string& tpu = "v6e") {
+                        const std::string& tpu = "v6e",
+                        CostOptions options = CostOptions{}) {
   DiagnosticEngine diagnostics;
   auto module = ParseModule(text, "input.tir", diagnostics);
   EXPECT_TRUE(module.ok()) << diagnostics.RenderAll();
@@ -43,7 +44,7 @@ KernelEstimate Estimate(const std::string& text, Launcher launcher,
     if (function.kind != FunctionKind::kHost) continue;
     auto plan = BuildKernelPlan(*module, function, launcher, diagnostics);
     EXPECT_TRUE(plan.ok()) << diagnostics.RenderAll();
-    auto estimate = EstimateKernelPlan(*plan, *hardware, CostOptions{});
+    auto estimate = EstimateKernelPlan(*plan, *hardware, options);
     EXPECT_TRUE(estimate.ok()) << estimate.status();
     return *estimate;
   }
@@ -109,6 +110,23 @@ TEST(CostModel, EmitPipelineInnerLoop) {
   // The grid waits for its inner pipelines.
   EXPECT_GE(grid.time_s, loop.time_s);
   EXPECT_EQ(grid.bound, "inner loop");
+}
+
+TEST(CostModel, CopiesThatAreNotPrefetchedAreSerial) {
+  // fori_loop without its two-slot prefetch waits for every inner copy:
+  // per step overhead + compute + copies instead of the larger of the two.
+  std::string text = ReadInput("cost_matmul.tir");
+  CostOptions serial;
+  serial.prefetch = false;
+  KernelEstimate overlapped = Estimate(text, Launcher::kForiLoop);
+  KernelEstimate waiting = Estimate(text, Launcher::kForiLoop, "v6e", serial);
+  const StageEstimate& a = overlapped.stages[1];
+  const StageEstimate& b = waiting.stages[1];
+  EXPECT_DOUBLE_EQ(a.bytes, b.bytes);
+  EXPECT_GT(b.time_s, a.time_s);
+  EXPECT_NEAR(b.time_s - b.exposed_memory_s, b.overhead_s + b.compute_s, 1e-12);
+  // Two slots per streamed block instead of one.
+  EXPECT_GT(overlapped.vmem_peak_bytes, waiting.vmem_peak_bytes);
 }
 
 TEST(CostModel, CostEstimateInTheGeneratedCallMatchesTheModel) {
