@@ -174,17 +174,24 @@ absl::StatusOr<KernelEstimate> EstimateKernelPlan(const KernelPlan& kernel,
     vmem += TileBytes(scratch.dtype, scratch.dims, hw);
   }
   estimate.time_s = costs[0].run_s;
-  // The grid's roofline covers the whole call, inner loops included.
-  double mxu_flops = 0, vector_cycles = 0;
+  // The grid's roofline covers the whole call, inner loops included, with
+  // the compulsory traffic (every array once per direction, whatever the
+  // blocks), so that it compares block choices for one problem.
+  double mxu_flops = 0, vector_cycles = 0, compulsory_bytes = 0;
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     const double steps =
         static_cast<double>(plan.stages[i].steps()) * costs[i].total_runs;
     mxu_flops += costs[i].work.mxu_flops * steps;
     vector_cycles += costs[i].work.VectorCycles(hw) * steps;
+    for (const OperandView& operand : plan.stages[i].operands) {
+      const int directions = (operand.read ? 1 : 0) + (operand.written ? 1 : 0);
+      compulsory_bytes +=
+          TileBytes(operand.dtype, operand.array_dims, hw) * directions;
+    }
   }
   const double ideal =
       std::max({mxu_flops / hw.bf16_flops, vector_cycles / hw.clock_hz,
-                estimate.bytes_accessed / hw.hbm_bytes_per_s});
+                compulsory_bytes / hw.hbm_bytes_per_s});
   estimate.stages[0].roofline_fraction =
       estimate.time_s > 0 ? ideal / estimate.time_s : 0;
   double host_pad = 0;
