@@ -1,6 +1,5 @@
 #include "plan_view.h"
 
-#include <functional>
 #include <optional>
 
 #include "fmt/format.h"
