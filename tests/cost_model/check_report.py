@@ -10,6 +10,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "conformance"))
+import kernel_table  # noqa: E402
+
 ARGS = ["--arg=q_in=bf16[1,2,256,128]", "--arg=k_in=bf16[1,2,256,128]",
         "--arg=v_in=bf16[1,2,256,128]"]
 
@@ -71,6 +74,20 @@ def main(argv):
                               text=True)
     assert symbolic.returncode == 0, symbolic.stderr
     assert "modeled kernel time: unavailable" in symbolic.stderr, symbolic.stderr
+    # Every example under every launcher: a report with positive numbers.
+    for kernel in kernel_table.KERNELS:
+        names = kernel_table.kernel_parameters(d / "examples" / f"{kernel}.py", kernel)
+        flags = kernel_table.arg_flags(names, kernel_table.SPECS[kernel].shapes["even"],
+                                       "bfloat16")
+        for launcher in ("unroll", "emit_pipeline", "fori_loop"):
+            result = subprocess.run(
+                [t, "compile", f"examples/{kernel}.py", "--emit=report",
+                 "--report-format=json", f"--launcher={launcher}", *flags],
+                cwd=d, capture_output=True, text=True)
+            assert result.returncode == 0, (kernel, launcher, result.stderr)
+            estimate = json.loads(result.stdout)["kernels"][0]
+            assert estimate["time_s"] > 0 and estimate["bytes_accessed"] > 0, estimate
+            assert estimate["vmem_peak_bytes"] > 0, estimate
     print("ok")
     return 0
 
