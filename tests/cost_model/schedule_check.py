@@ -1,9 +1,9 @@
 """Checks the cost model's compute time per grid step against the static
 schedule of the real TPU compiler (libtpu, deviceless; no TPU needed).
 
-  schedule_check.py --tessera BIN --source-dir DIR [--tpu v5e] [--table]
+  schedule_check.py --tessera BIN --source-dir DIR [--tpu v5e v6e v7x] [--table]
 
-For each CASES row: `tessera compile` emits the kernel (unroll launcher, so
+For each generation and CASES row: `tessera compile` emits the kernel (unroll launcher, so
 one grid step is straight-line code), JAX lowers it for a TPU topology and
 libtpu compiles it with LIBTPU_INIT_ARGS=--xla_jf_dump_to=DIR. The dump's
 *final_bundles.txt lists the scheduled VLIW bundles; the bundles of the grid
@@ -107,16 +107,17 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tessera", required=True)
     parser.add_argument("--source-dir", required=True, type=pathlib.Path)
-    parser.add_argument("--tpu", default="v5e")
+    parser.add_argument("--tpu", nargs="+", default=["v5e", "v6e", "v7x"])
     parser.add_argument("--table", action="store_true")
     args = parser.parse_args(argv)
-    clock = clock_hz(args.source_dir, args.tpu)
     failures, rows = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for kernel, blocks, kernel_args in CASES:
+        for tpu, (kernel, blocks, kernel_args) in (
+                (tpu, case) for tpu in args.tpu for case in CASES):
+            clock = clock_hz(args.source_dir, tpu)
             modeled, module = model_step(args.tessera, args.source_dir, tmp, kernel,
-                                         blocks, kernel_args, args.tpu)
-            dump = pathlib.Path(tmp) / f"dump_{module.stem}"
+                                         blocks, kernel_args, tpu)
+            dump = pathlib.Path(tmp) / f"dump_{tpu}_{module.stem}"
             # Several compiles may run at once on this machine: skip
             # libtpu's one-process lock (no TPU is opened).
             env = dict(os.environ, TPU_SKIP_MDS_QUERY="1",
@@ -125,28 +126,28 @@ def main(argv):
             env.pop("JAX_PLATFORMS", None)
             shapes = [f"{d}:{','.join(map(str, s))}" for d, s in kernel_args.values()]
             result = subprocess.run([sys.executable, "-c", COMPILE, str(module),
-                                     TOPOLOGY[args.tpu], kernel, *shapes],
+                                     TOPOLOGY[tpu], kernel, *shapes],
                                     env=env, capture_output=True, text=True)
             if result.returncode != 0:
-                failures.append(f"{kernel} {blocks}: compile failed:\n"
+                failures.append(f"{kernel} {blocks} {tpu}: compile failed:\n"
                                 f"{result.stderr[-2000:]}")
                 continue
             bundles = loop_body_bundles(str(dump))
             if bundles is None:
-                failures.append(f"{kernel} {blocks}: no loop body in the dump")
+                failures.append(f"{kernel} {blocks} {tpu}: no loop body in the dump")
                 continue
             compiler = bundles / clock
             ratio = modeled / compiler
-            rows.append((kernel, blocks, bundles, compiler, modeled, ratio))
+            rows.append((tpu, kernel, blocks, bundles, compiler, modeled, ratio))
             if abs(ratio - 1) > TOLERANCE:
-                failures.append(f"{kernel} {blocks}: model {modeled * 1e6:.3f} us "
+                failures.append(f"{kernel} {blocks} {tpu}: model {modeled * 1e6:.3f} us "
                                 f"per step, compiler {compiler * 1e6:.3f} us "
                                 f"({bundles} bundles), ratio {ratio:.2f}")
     if args.table:
-        print(f"| kernel | blocks | bundles per step | compiler ({args.tpu}) | model | ratio |")
-        print("|---|---|---|---|---|---|")
-        for kernel, blocks, bundles, compiler, modeled, ratio in rows:
-            print(f"| {kernel} | {blocks} | {bundles} | {compiler * 1e6:.3f} us | "
+        print("| tpu | kernel | blocks | bundles per step | compiler | model | ratio |")
+        print("|---|---|---|---|---|---|---|")
+        for tpu, kernel, blocks, bundles, compiler, modeled, ratio in rows:
+            print(f"| {tpu} | {kernel} | {blocks} | {bundles} | {compiler * 1e6:.3f} us | "
                   f"{modeled * 1e6:.3f} us | {ratio:.2f} |")
     for failure in failures:
         print("FAIL:", failure)

@@ -4,11 +4,12 @@ namespace tessera::pallas {
 
 const std::vector<TpuHardware>& AllTpuHardware() {
   static const std::vector<TpuHardware> table = {
-#define TPU_GENERATION(name, clock, bf16, f32, int8, hbm, vmem, scoped, mxu, \
-                       mxus, lanes, sublanes, valu, eup, vld, vst, step,     \
-                       latency)                                              \
-  TpuHardware{name, clock, bf16,     f32,  int8, hbm, vmem, scoped, mxu,     \
-              mxus, lanes, sublanes, valu, eup,  vld, vst,  step,   latency},
+#define TPU_GENERATION(name, clock, bf16, f32, int8, hbm, vmem, scoped, mxu,  \
+                       mxus, lanes, sublanes, valu, eup, vld, vst, xlu, step, \
+                       latency)                                               \
+  TpuHardware{                                                                \
+      name,  clock,    bf16, f32, int8, hbm, vmem, scoped, mxu,    mxus,      \
+      lanes, sublanes, valu, eup, vld,  vst, xlu,  step,   latency},
 #include "tpu_hardware.def"
 #undef TPU_GENERATION
   };

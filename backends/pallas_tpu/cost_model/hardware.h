@@ -26,6 +26,7 @@ struct TpuHardware {
   int64_t eup_slots = 0;
   int64_t vld_slots = 0;
   int64_t vst_slots = 0;
+  int64_t xlu_slots = 0;  // cross-lane unit: lane reductions, transposes
   int64_t step_overhead_cycles = 0;
   double dma_latency_s = 0;
 };

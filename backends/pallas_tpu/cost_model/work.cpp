@@ -1,6 +1,7 @@
 #include "work.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tessera::pallas {
 namespace {
@@ -126,6 +127,11 @@ class Counter {
 
  private:
   void CountExpr(const Expr& expr, StepWork& work) {
+    if (expr.op == OpKind::kTranspose && !expr.operands.empty()) {
+      // Minor-dim transposes go through the XLU, about two ops a vreg.
+      work.xlu_ops += 2 * Vregs(expr.operands[0]->type, hw_, false);
+      return;
+    }
     const OpCategory category = OpInfoOf(expr.op).category;
     switch (category) {
       case OpCategory::kMemory:
@@ -158,10 +164,24 @@ class Counter {
       case OpCategory::kReduction: {
         if (expr.operands.empty()) return;
         const Type& input = expr.operands[0]->type;
-        // One accumulate per input vreg, and a cross-lane / cross-sublane
-        // reduction tree (XLU rotates + adds) of about the same count.
-        work.valu_ops += 2 * Vregs(input, hw_, false);
+        const double vregs = Vregs(input, hw_, false);
+        work.valu_ops += vregs;  // accumulate the vregs of a row group
         work.flops += Elements(input);
+        const int64_t* dim = GetAttr<int64_t>(expr.attrs, "dim");
+        const int64_t rank = static_cast<int64_t>(input.shape.size());
+        const bool over_lanes =
+            dim != nullptr && rank > 0 && (*dim == rank - 1 || *dim == -1);
+        if (over_lanes) {
+          // Then a rotate-and-combine tree across the 128 lanes (log2
+          // steps) per group of `sublanes` rows: the static schedule's XLU
+          // count for attention's amax and sum.
+          const Layout layout = LayoutOf(input);
+          const double groups = static_cast<double>(
+              layout.leading * CeilDiv(layout.rows, hw_.sublanes));
+          const double steps = std::log2(static_cast<double>(hw_.lanes));
+          work.xlu_ops += steps * groups;
+          work.valu_ops += steps * groups;
+        }
         return;
       }
       case OpCategory::kConstruct:
@@ -221,6 +241,7 @@ void StepWork::Add(const StepWork& other, double times) {
   mxu_cycles += other.mxu_cycles * times;
   valu_ops += other.valu_ops * times;
   eup_ops += other.eup_ops * times;
+  xlu_ops += other.xlu_ops * times;
   vld += other.vld * times;
   vst += other.vst * times;
   flops += other.flops * times;
@@ -231,6 +252,7 @@ void StepWork::Add(const StepWork& other, double times) {
 double StepWork::VectorCycles(const TpuHardware& hw) const {
   return std::max({valu_ops / static_cast<double>(hw.valu_slots),
                    eup_ops / static_cast<double>(hw.eup_slots),
+                   xlu_ops / static_cast<double>(hw.xlu_slots),
                    vld / static_cast<double>(hw.vld_slots),
                    vst / static_cast<double>(hw.vst_slots)});
 }
@@ -245,11 +267,13 @@ double StepWork::ComputeCycles(const TpuHardware& hw) const {
 const char* StepWork::BusiestUnit(const TpuHardware& hw) const {
   const double valu = valu_ops / static_cast<double>(hw.valu_slots);
   const double eup = eup_ops / static_cast<double>(hw.eup_slots);
+  const double xlu = xlu_ops / static_cast<double>(hw.xlu_slots);
   const double ldst = std::max(vld / static_cast<double>(hw.vld_slots),
                                vst / static_cast<double>(hw.vst_slots));
-  const double top = std::max({mxu_cycles, valu, eup, ldst});
+  const double top = std::max({mxu_cycles, valu, eup, xlu, ldst});
   if (top == mxu_cycles) return "MXU";
   if (top == valu) return "VPU";
+  if (top == xlu) return "XLU";
   if (top == eup) return "EUP";
   return "VMEM ld/st";
 }

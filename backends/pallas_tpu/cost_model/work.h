@@ -14,6 +14,7 @@ struct StepWork {
   double mxu_cycles = 0;
   double valu_ops = 0;  // vreg operations, all VALU slots together
   double eup_ops = 0;   // vreg pushes
+  double xlu_ops = 0;   // cross-lane ops (lane reductions, transposes)
   double vld = 0;       // vregs loaded from VMEM
   double vst = 0;       // vregs stored to VMEM
   double flops = 0;     // useful: 2*m*n*k per dot, 1 per element op
@@ -24,7 +25,7 @@ struct StepWork {
   // Cycles of the busiest unit, slots per bundle taken into account.
   double VectorCycles(const TpuHardware& hw) const;
   double ComputeCycles(const TpuHardware& hw) const;
-  // "MXU", "VPU", "EUP" or "VMEM ld/st": the unit that takes longest.
+  // "MXU", "VPU", "XLU", "EUP" or "VMEM ld/st": the unit that takes longest.
   const char* BusiestUnit(const TpuHardware& hw) const;
 };
 
