@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cost_model/hardware.h"
 #include "fmt/format.h"
 
 namespace tessera::pallas {
@@ -11,16 +12,11 @@ constexpr int64_t kLanes = 128;
 }  // namespace
 
 std::optional<TpuGeneration> TpuGenerationByName(std::string_view name) {
-  // Capacities: jax/_src/pallas/mosaic/tpu_info.py (JAX 0.10.2), TpuInfo
-  // vmem_capacity_bytes: v5e 128 MiB, v6e 128 MiB, TPU7x 64 MiB per core.
-  // Default scoped limits (what Mosaic allows without vmem_limit_bytes):
-  // 16 MiB on v5e and 32 MiB on v6e per the Pallas TPU docs and public
-  // calibrations of Pallas kernels ("TPU v5 lite" budget ~18.5e6 bytes,
-  // "TPU v6 lite" ~36e6 in jax-ml kernels); 32 MiB on v7x.
-  if (name == "v5e") return TpuGeneration{"v5e", 128 * kMiB, 16 * kMiB};
-  if (name == "v6e") return TpuGeneration{"v6e", 128 * kMiB, 32 * kMiB};
-  if (name == "v7x") return TpuGeneration{"v7x", 64 * kMiB, 32 * kMiB};
-  return std::nullopt;
+  // One source of truth: cost_model/tpu_hardware.def (sources per number).
+  const TpuHardware* hardware = TpuHardwareByName(name);
+  if (hardware == nullptr) return std::nullopt;
+  return TpuGeneration{hardware->name, hardware->vmem_capacity_bytes,
+                       hardware->default_scoped_vmem_bytes};
 }
 
 int64_t SublaneMultiple(DType dtype) {

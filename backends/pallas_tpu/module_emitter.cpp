@@ -72,6 +72,7 @@ class HostEmitter : public ExprEmitter {
         diagnostics_(diagnostics) {}
 
   absl::StatusOr<EmittedFile> Run();
+  const KernelCost& cost() const { return cost_; }
 
  private:
   std::string Var(const Expr& expr) override { return Name(expr.name); }
@@ -104,6 +105,21 @@ class HostEmitter : public ExprEmitter {
   std::string HostDim(const std::string& host_ref, size_t d);
   bool EmitStmt(const Stmt& stmt);
   bool EmitLaunch(const Stmt& launch);
+  void EstimateCost() {
+    const TpuHardware* hardware = TpuHardwareByName(options_.tpu.name);
+    if (hardware == nullptr) {
+      cost_.problem = "no hardware table entry for " + options_.tpu.name;
+      return;
+    }
+    CostOptions cost_options;
+    cost_options.prefetch = options_.emit.prefetch;
+    auto estimate = EstimateKernelPlan(plan_, *hardware, cost_options);
+    if (estimate.ok()) {
+      cost_.estimate = *std::move(estimate);
+    } else {
+      cost_.problem = std::string(estimate.status().message());
+    }
+  }
   std::string Helpers();
   void SourceComment(const Stmt& stmt) {
     if (!stmt.loc.known() || stmt.loc.line == last_line_) return;
@@ -129,6 +145,7 @@ class HostEmitter : public ExprEmitter {
   std::string tpu_target_fn_;
   uint32_t last_line_ = 0;
   size_t reported_ = 0;
+  KernelCost cost_;
 };
 
 // Mosaic keeps kernel values that do not fit the vector registers (a block's
@@ -453,6 +470,8 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
       options_.check_legality ? PlanVmem(vmem, options_.tpu) : VmemPlan{};
   if (!vmem_plan.error.empty()) return Fail(launch.loc, vmem_plan.error);
 
+  EstimateCost();
+
   // The pallas_call.
   std::string kernel = device_emitter->kernel_fn();
   if (!device_emitter->kwargs().empty()) {
@@ -526,6 +545,14 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     body_.Line(fmt::format("dimension_semantics={}),", semantics));
   }
   body_.Dedent();
+  if (cost_.estimate) {
+    // Lets XLA schedule around the kernel as it does for hand-written ones.
+    body_.Line(fmt::format(
+        "cost_estimate=pl.CostEstimate(flops={:.0f}, transcendentals={:.0f}, "
+        "bytes_accessed={:.0f}),",
+        cost_.estimate->flops, cost_.estimate->transcendentals,
+        cost_.estimate->bytes_accessed));
+  }
   body_.Line("interpret=interpret,");
   body_.Dedent();
   std::string args;
@@ -723,14 +750,19 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
 absl::StatusOr<EmittedFile> EmitKernelModule(const Module& module,
                                              const Function& host,
                                              const ModuleOptions& options,
-                                             DiagnosticEngine& diagnostics) {
+                                             DiagnosticEngine& diagnostics,
+                                             KernelCost* cost) {
   if (std::optional<Module> rows = CarryRank1RefsAsRows(module, host)) {
     HostEmitter emitter(*rows, *rows->FindFunction(host.name), options,
                         diagnostics);
-    return emitter.Run();
+    absl::StatusOr<EmittedFile> file = emitter.Run();
+    if (cost != nullptr) *cost = emitter.cost();
+    return file;
   }
   HostEmitter emitter(module, host, options, diagnostics);
-  return emitter.Run();
+  absl::StatusOr<EmittedFile> file = emitter.Run();
+  if (cost != nullptr) *cost = emitter.cost();
+  return file;
 }
 
 }  // namespace tessera::pallas

@@ -3,9 +3,11 @@
 // pads its arguments, calls pl.pallas_call and crops the outputs.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "cost_model/estimate.h"
 #include "device_emitter.h"
 #include "kernel_plan.h"
 #include "legality.h"
@@ -24,9 +26,17 @@ struct ModuleOptions {
   bool check_legality = true;
 };
 
+// The cost model's estimate of the emitted pallas_call (the numbers of its
+// pl.CostEstimate), or why there is none (e.g. symbolic shapes).
+struct KernelCost {
+  std::optional<KernelEstimate> estimate;
+  std::string problem;
+};
+
 absl::StatusOr<EmittedFile> EmitKernelModule(const Module& module,
                                              const Function& host,
                                              const ModuleOptions& options,
-                                             DiagnosticEngine& diagnostics);
+                                             DiagnosticEngine& diagnostics,
+                                             KernelCost* cost = nullptr);
 
 }  // namespace tessera::pallas

@@ -1,6 +1,7 @@
 // The `pallas-tpu` backend plugin: outlined SSA IR in, one Pallas TPU Python
 // module per kernel out. The inner-loop strategy is the `launcher` option.
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "fmt/format.h"
@@ -10,43 +11,79 @@
 namespace tessera::pallas {
 namespace {
 
+// Reads the backend options; reports a bad one to the diagnostics.
+std::optional<ModuleOptions> ReadOptions(BackendContext& ctx) {
+  const OptionMap& options = ctx.options();
+  ModuleOptions module_options;
+  std::string launcher_name = options.GetString("launcher", "emit_pipeline");
+  std::optional<Launcher> launcher = LauncherByName(launcher_name);
+  if (!launcher) {
+    ctx.diagnostics().Error(
+        "", {}, fmt::format("unknown pallas-tpu launcher '{}'", launcher_name));
+    return std::nullopt;
+  }
+  module_options.launcher = *launcher;
+  std::string tpu_name = options.GetString("tpu", "v6e");
+  std::optional<TpuGeneration> tpu = TpuGenerationByName(tpu_name);
+  if (!tpu) {
+    ctx.diagnostics().Error(
+        "", {}, fmt::format("unknown TPU generation '{}'", tpu_name));
+    return std::nullopt;
+  }
+  module_options.tpu = *tpu;
+  module_options.emit.prefetch = options.GetBool("prefetch", true);
+  module_options.check_legality = options.GetBool("check_legality", true);
+  return module_options;
+}
+
 class PallasTpuBackend : public Backend {
  public:
   absl::StatusOr<std::vector<EmittedFile>> Emit(const Module& module,
                                                 BackendContext& ctx) override {
-    const OptionMap& options = ctx.options();
-    ModuleOptions module_options;
-    std::string launcher_name = options.GetString("launcher", "emit_pipeline");
-    std::optional<Launcher> launcher = LauncherByName(launcher_name);
-    if (!launcher) {
-      ctx.diagnostics().Error(
-          "", {},
-          fmt::format("unknown pallas-tpu launcher '{}'", launcher_name));
-      return absl::InvalidArgumentError("unknown launcher");
-    }
-    module_options.launcher = *launcher;
-    std::string tpu_name = options.GetString("tpu", "v6e");
-    std::optional<TpuGeneration> tpu = TpuGenerationByName(tpu_name);
-    if (!tpu) {
-      ctx.diagnostics().Error(
-          "", {}, fmt::format("unknown TPU generation '{}'", tpu_name));
-      return absl::InvalidArgumentError("unknown TPU generation");
-    }
-    module_options.tpu = *tpu;
-    module_options.emit.prefetch = options.GetBool("prefetch", true);
-    module_options.check_legality = options.GetBool("check_legality", true);
-
     std::vector<EmittedFile> files;
+    absl::Status status = EmitAll(module, ctx, files, nullptr);
+    if (!status.ok()) return status;
+    return files;
+  }
+
+  // The estimates come from emitting each kernel: the same plan, padding
+  // and numbers as the pl.CostEstimate of the generated call.
+  absl::StatusOr<std::vector<KernelEstimate>> Estimate(
+      const Module& module, BackendContext& ctx) override {
+    std::vector<EmittedFile> files;
+    std::vector<KernelEstimate> estimates;
+    absl::Status status = EmitAll(module, ctx, files, &estimates);
+    if (!status.ok()) return status;
+    return estimates;
+  }
+
+ private:
+  absl::Status EmitAll(const Module& module, BackendContext& ctx,
+                       std::vector<EmittedFile>& files,
+                       std::vector<KernelEstimate>* estimates) {
+    std::optional<ModuleOptions> module_options = ReadOptions(ctx);
+    if (!module_options) return absl::InvalidArgumentError("bad options");
     bool failed = false;
     for (const Function& function : module.functions) {
       if (function.kind != FunctionKind::kHost) continue;
-      auto file =
-          EmitKernelModule(module, function, module_options, ctx.diagnostics());
+      KernelCost cost;
+      auto file = EmitKernelModule(module, function, *module_options,
+                                   ctx.diagnostics(), &cost);
       if (!file.ok()) {
         failed = true;
         continue;
       }
       files.push_back(*std::move(file));
+      if (estimates == nullptr) continue;
+      if (!cost.estimate) {
+        ctx.diagnostics().Error(
+            module.source_file, function.loc,
+            fmt::format("no cost estimate for kernel '{}': {}", function.name,
+                        cost.problem));
+        failed = true;
+        continue;
+      }
+      estimates->push_back(*std::move(cost.estimate));
     }
     if (failed) {
       return absl::InvalidArgumentError("pallas-tpu code generation failed");
@@ -56,7 +93,7 @@ class PallasTpuBackend : public Backend {
                               "no outlined kernel (host function) to emit");
       return absl::InvalidArgumentError("nothing to emit");
     }
-    return files;
+    return absl::OkStatus();
   }
 };
 

@@ -8,7 +8,11 @@
 // given: the kernels are compiled with symbolic shapes.
 //
 // Benchmarks: BM_Compile/<kernel>/<launcher>, one per examples/<kernel>.py
-// (references.py excluded) and launcher.
+// (references.py excluded) and launcher. With static shapes (the cost
+// model needs them, so every generated pallas_call gets its
+// pl.CostEstimate): BM_CompileShaped/attention/<launcher> emits code and
+// BM_Report/attention/<launcher> runs `--emit=report` (the backend's
+// Estimate) instead.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -47,7 +51,14 @@ struct CompileJob {
   std::string path;  // examples/<kernel>.py, as diagnostics show it
   std::string text;
   ResolvedPipeline pipeline;
+  bool estimate = false;  // Backend::Estimate instead of Emit
 };
+
+// Static shapes for the shaped benchmarks (attention's q, k, v).
+const std::vector<std::pair<std::string, std::string>> kAttentionArgs = {
+    {"q_in", "bf16[4,8,1024,128]"},
+    {"k_in", "bf16[4,8,1024,128]"},
+    {"v_in", "bf16[4,8,1024,128]"}};
 
 absl::Status LoadToolchain(Toolchain& toolchain) {
   const std::vector<PluginSearchEntry> search_path = {PluginSearchEntry{
@@ -77,9 +88,10 @@ std::vector<std::string> ExampleKernels() {
   return kernels;
 }
 
-absl::StatusOr<CompileJob> MakeJob(Toolchain& toolchain,
-                                   const std::string& kernel,
-                                   const std::string& launcher) {
+absl::StatusOr<CompileJob> MakeJob(
+    Toolchain& toolchain, const std::string& kernel,
+    const std::string& launcher,
+    const std::vector<std::pair<std::string, std::string>>& args = {}) {
   CompileJob job;
   job.path = fmt::format("examples/{}.py", kernel);
   absl::StatusOr<std::string> text =
@@ -88,6 +100,7 @@ absl::StatusOr<CompileJob> MakeJob(Toolchain& toolchain,
   job.text = std::move(*text);
   PipelineOverrides overrides;
   overrides.backend_options.push_back({"launcher", launcher, "--launcher"});
+  overrides.args = args;
   ResolveRequest request;
   request.input_path = job.path;
   request.need_frontend = true;
@@ -128,6 +141,12 @@ absl::StatusOr<size_t> CompileOnce(const CompileJob& job,
   std::unique_ptr<Backend> backend = pipeline.backend->create();
   BackendContext backend_context(diagnostics, pipeline.info.backend_options,
                                  pipeline.info);
+  if (job.estimate) {
+    absl::StatusOr<std::vector<KernelEstimate>> estimates =
+        backend->Estimate(*module, backend_context);
+    if (!estimates.ok()) return estimates.status();
+    return estimates->size();
+  }
   absl::StatusOr<std::vector<EmittedFile>> files =
       backend->Emit(*module, backend_context);
   if (!files.ok()) return files.status();
@@ -188,6 +207,26 @@ int main(int argc, char** argv) {
       jobs.push_back(std::make_unique<tessera::CompileJob>(std::move(*job)));
       benchmark::RegisterBenchmark(
           fmt::format("BM_Compile/{}/{}", kernel, launcher).c_str(),
+          tessera::BM_Compile, jobs.back().get())
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+  for (const char* launcher : tessera::kLaunchers) {
+    for (bool estimate : {false, true}) {
+      absl::StatusOr<tessera::CompileJob> job = tessera::MakeJob(
+          toolchain, "attention", launcher, tessera::kAttentionArgs);
+      if (!job.ok()) {
+        std::fprintf(stderr, "bench_pipeline: attention/%s: %s\n%s", launcher,
+                     job.status().ToString().c_str(),
+                     toolchain.diagnostics.RenderAll().c_str());
+        return 1;
+      }
+      job->estimate = estimate;
+      jobs.push_back(std::make_unique<tessera::CompileJob>(std::move(*job)));
+      benchmark::RegisterBenchmark(
+          fmt::format("{}/attention/{}",
+                      estimate ? "BM_Report" : "BM_CompileShaped", launcher)
+              .c_str(),
           tessera::BM_Compile, jobs.back().get())
           ->Unit(benchmark::kMicrosecond);
     }

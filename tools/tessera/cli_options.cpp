@@ -27,14 +27,18 @@ constexpr FlagSpec kFlags[] = {
      "output file (directory when several files result; '-' = stdout); "
      "default: stdout for --emit=ir, the current directory for code"},
     {"--output", "OUT", kCompile, "same as -o"},
-    {"--emit", "ir|code", kCompile,
-     "'code' (default) runs the backend; 'ir' prints the IR after the passes"},
+    {"--emit", "ir|code|report", kCompile,
+     "'code' (default) runs the backend; 'ir' prints the IR after the "
+     "passes; 'report' prints the backend's modeled performance"},
+    {"--report-format", "text|json", kCompile,
+     "--emit=report as a table (default) or as JSON"},
     {"--passes", "A,B,...", kCompile | kPipeline,
      "run these passes instead of the config's ('' = none)"},
     {"--launcher", "NAME", kCompile | kPipeline,
      "set the backend option 'launcher'"},
     {"--tpu", "GEN", kCompile | kPipeline,
-     "set the backend option 'tpu' (v5e, v6e, v7x): legality and VMEM budget"},
+     "set the backend option 'tpu' (v5e, v6e, v7x): legality, VMEM budget "
+     "and the cost model"},
     {"--arg", "NAME=TYPE", kCompile | kPipeline,
      "argument type for every kernel, e.g. x=bf16[1024,512] (repeatable)"},
     {"--plugin-path", "PATH", kAll,
@@ -42,7 +46,8 @@ constexpr FlagSpec kFlags[] = {
     {"--print-ir-after-all", "", kCompile, "print the IR after every pass"},
     {"--print-ir-after", "PASS", kCompile,
      "print the IR after the named passes (repeatable, comma-separated)"},
-    {"--timing", "", kCompile, "report the wall time of each step"},
+    {"--timing", "", kCompile,
+     "report the wall time of each step and the modeled kernel time"},
     {"--no-verify-each", "", kCompile,
      "do not verify the IR and its properties after each pass"},
     {"--verify-roundtrip", "", kCompile,
@@ -112,9 +117,22 @@ std::string Apply(const FlagSpec& flag, const std::string& value,
       options.emit = EmitKind::kIr;
     } else if (value == "code") {
       options.emit = EmitKind::kCode;
+    } else if (value == "report") {
+      options.emit = EmitKind::kReport;
     } else {
-      return fmt::format("--emit must be 'ir' or 'code', got '{}'", value);
+      return fmt::format("--emit must be 'ir', 'code' or 'report', got '{}'",
+                         value);
     }
+  } else if (name == "--report-format") {
+    if (value == "text") {
+      options.report_format = ReportFormat::kText;
+    } else if (value == "json") {
+      options.report_format = ReportFormat::kJson;
+    } else {
+      return fmt::format("--report-format must be 'text' or 'json', got '{}'",
+                         value);
+    }
+
   } else if (name == "--passes") {
     std::vector<std::string> passes = SplitList(value);
     for (const std::string& pass : passes) {

@@ -12,7 +12,8 @@
 namespace tessera::cli {
 
 enum class Command { kNone, kCompile, kPlugins, kPipeline };
-enum class EmitKind { kIr, kCode };
+enum class EmitKind { kIr, kCode, kReport };
+enum class ReportFormat { kText, kJson };
 
 struct CliOptions {
   Command command = Command::kNone;
@@ -28,6 +29,7 @@ struct CliOptions {
   std::vector<std::string> print_ir_after;
   bool timing = false;
   EmitKind emit = EmitKind::kCode;
+  ReportFormat report_format = ReportFormat::kText;
   bool verify_each = true;
   bool verify_roundtrip = false;
   bool verify_tpu = false;  // --verify-tpu

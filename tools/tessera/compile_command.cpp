@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "driver/cost_report.h"
 #include "driver/pass_manager.h"
 #include "driver/pipeline_resolution.h"
 #include "fmt/format.h"
@@ -148,9 +149,12 @@ absl::StatusOr<Module> ParseInput(const CliOptions& options,
   return module;
 }
 
-absl::StatusOr<std::vector<EmittedFile>> RunBackend(
-    const Module& module, const ResolvedPipeline& pipeline, Session& session) {
-  DiagnosticEngine& diagnostics = session.diagnostics;
+// Creates the pipeline's backend and runs `call` on it (Emit or Estimate),
+// mapping exceptions and undiagnosed failures to internal errors.
+template <typename Result, typename Call>
+absl::StatusOr<Result> CallBackend(const Module& module,
+                                   const ResolvedPipeline& pipeline,
+                                   DiagnosticEngine& diagnostics, Call call) {
   const BackendInfo& info = *pipeline.backend;
   const PropertySet missing = info.required.Minus(module.properties);
   if (!missing.empty()) {
@@ -172,10 +176,9 @@ absl::StatusOr<std::vector<EmittedFile>> RunBackend(
   BackendContext context(diagnostics, pipeline.info.backend_options,
                          pipeline.info);
   const size_t errors_before = diagnostics.error_count();
-  absl::StatusOr<std::vector<EmittedFile>> files =
-      absl::UnknownError("not run");
+  absl::StatusOr<Result> result = absl::UnknownError("not run");
   try {
-    files = backend->Emit(module, context);
+    result = call(*backend, context);
   } catch (const std::exception& exception) {
     return absl::InternalError(fmt::format(
         "backend '{}' threw an exception: {}", info.name, exception.what()));
@@ -183,11 +186,65 @@ absl::StatusOr<std::vector<EmittedFile>> RunBackend(
     return absl::InternalError(
         fmt::format("backend '{}' threw an exception", info.name));
   }
+  if (absl::IsUnimplemented(result.status()) &&
+      diagnostics.error_count() == errors_before) {
+    diagnostics.Error(
+        "", {},
+        fmt::format("backend '{}' has no performance model: {}", info.name,
+                    std::string(result.status().message())));
+    return result.status();
+  }
   absl::Status status =
-      CheckPluginStatus(files.status(), fmt::format("backend '{}'", info.name),
+      CheckPluginStatus(result.status(), fmt::format("backend '{}'", info.name),
                         errors_before, diagnostics);
   if (!status.ok()) return status;
-  return files;
+  return result;
+}
+
+absl::StatusOr<std::vector<EmittedFile>> RunBackend(
+    const Module& module, const ResolvedPipeline& pipeline, Session& session) {
+  return CallBackend<std::vector<EmittedFile>>(
+      module, pipeline, session.diagnostics,
+      [&](Backend& backend, BackendContext& context) {
+        return backend.Emit(module, context);
+      });
+}
+
+absl::StatusOr<std::vector<KernelEstimate>> RunEstimate(
+    const Module& module, const ResolvedPipeline& pipeline,
+    DiagnosticEngine& diagnostics) {
+  return CallBackend<std::vector<KernelEstimate>>(
+      module, pipeline, diagnostics,
+      [&](Backend& backend, BackendContext& context) {
+        return backend.Estimate(module, context);
+      });
+}
+
+absl::Status WriteReport(const std::vector<KernelEstimate>& estimates,
+                         const CliOptions& options,
+                         DiagnosticEngine& diagnostics) {
+  const std::string text = options.report_format == ReportFormat::kJson
+                               ? FormatEstimateJson(estimates)
+                               : FormatEstimateTable(estimates);
+  if (options.output && *options.output != "-") {
+    return WriteFile(*options.output, text, diagnostics);
+  }
+  std::cout << text << std::flush;
+  return absl::OkStatus();
+}
+
+// --timing: the modeled kernel time in one line, or why there is none
+// (without failing the compile).
+std::string ModeledTimeLine(const Module& module,
+                            const ResolvedPipeline& pipeline) {
+  DiagnosticEngine quiet;
+  auto estimates = RunEstimate(module, pipeline, quiet);
+  if (estimates.ok()) return FormatModeledTime(*estimates);
+  std::string why(estimates.status().message());
+  for (const Diagnostic& diagnostic : quiet.diagnostics()) {
+    why = diagnostic.message;
+  }
+  return fmt::format("modeled kernel time: unavailable ({})\n", why);
 }
 
 absl::Status CheckPrintAfterNames(const CliOptions& options,
@@ -230,7 +287,7 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
   ResolveRequest request;
   request.input_path = is_tir ? "" : options.input;
   request.need_frontend = !is_tir;
-  request.need_backend = options.emit == EmitKind::kCode;
+  request.need_backend = options.emit != EmitKind::kIr;
   if (options.verify_tpu && (options.emit != EmitKind::kCode ||
                              (options.output && *options.output == "-"))) {
     diagnostics.Error("", {},
@@ -246,6 +303,7 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
   if (!status.ok()) return status;
 
   std::vector<TimingEntry> timings;
+  std::string modeled_time;
   Clock::time_point start = Clock::now();
   absl::StatusOr<Module> module =
       ParseInput(options, *pipeline, *text, is_tir, session);
@@ -279,6 +337,18 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
       } else {
         std::cout << ir << std::flush;
       }
+    } else if (options.emit == EmitKind::kReport) {
+      start = Clock::now();
+      absl::StatusOr<std::vector<KernelEstimate>> estimates =
+          RunEstimate(*module, *pipeline, diagnostics);
+      timings.push_back(TimingEntry{
+          fmt::format("backend '{}' estimate", pipeline->backend->name),
+          Clock::now() - start});
+      status = estimates.ok() ? WriteReport(*estimates, options, diagnostics)
+                              : estimates.status();
+      if (estimates.ok() && options.timing) {
+        modeled_time = FormatModeledTime(*estimates);
+      }
     } else {
       start = Clock::now();
       absl::StatusOr<std::vector<EmittedFile>> files =
@@ -296,9 +366,12 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
         timings.push_back(TimingEntry{"real TPU compiler (--verify-tpu)",
                                       Clock::now() - start});
       }
+      if (status.ok() && options.timing) {
+        modeled_time = ModeledTimeLine(*module, *pipeline);
+      }
     }
   }
-  if (options.timing) std::cerr << FormatTimingReport(timings);
+  if (options.timing) std::cerr << FormatTimingReport(timings) << modeled_time;
   return status;
 }
 

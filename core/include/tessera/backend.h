@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "tessera/cost_estimate.h"
 #include "tessera/diagnostics.h"
 #include "tessera/ir/ir.h"
 #include "tessera/options.h"
@@ -54,6 +55,16 @@ class Backend {
   virtual ~Backend() = default;
   virtual absl::StatusOr<std::vector<EmittedFile>> Emit(
       const Module& module, BackendContext& ctx) = 0;
+  // Optional: a modeled performance estimate per kernel Emit would produce
+  // (`tessera compile --emit=report`). Problems with the input (a shape the
+  // model needs is symbolic) go to ctx.diagnostics() as for Emit. A backend
+  // without a model keeps this default.
+  virtual absl::StatusOr<std::vector<KernelEstimate>> Estimate(
+      const Module& module, BackendContext& ctx) {
+    (void)module;
+    (void)ctx;
+    return absl::UnimplementedError("this backend has no performance model");
+  }
 };
 
 struct BackendInfo {

@@ -41,7 +41,7 @@
 #include "tessera/frontend.h"
 #include "tessera/pass.h"
 
-#define TESSERA_PLUGIN_ABI_VERSION 2
+#define TESSERA_PLUGIN_ABI_VERSION 3
 #define TESSERA_PLUGIN_ENTRY_POINT "tesseraGetPluginInfo"
 
 namespace tessera {

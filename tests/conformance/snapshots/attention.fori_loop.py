@@ -134,6 +134,7 @@ def attention(q_in, k_in, v_in, *, interpret=False, tpu="v6e"):
             ],
             compiler_params=pltpu.CompilerParams(
                 dimension_semantics=("parallel", "parallel")),
+            cost_estimate=pl.CostEstimate(flops=68748288, transcendentals=262144, bytes_accessed=1572864),
             interpret=interpret,
         )(q_view, k_view_padded, v_view_padded)
         # src: line 65

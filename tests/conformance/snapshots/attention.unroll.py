@@ -100,6 +100,7 @@ def attention(q_in, k_in, v_in, *, interpret=False, tpu="v6e"):
             out_shape=jax.ShapeDtypeStruct((2, 256, 128), jnp.float32),
             compiler_params=pltpu.CompilerParams(
                 dimension_semantics=("parallel", "parallel")),
+            cost_estimate=pl.CostEstimate(flops=68098048, transcendentals=132096, bytes_accessed=1048576),
             interpret=interpret,
         )(q_view, k_view_padded, v_view_padded)
         # src: line 65
