@@ -2,6 +2,7 @@
 
 #include "fmt/format.h"
 #include "python_writer.h"
+#include "tessera/python_literal.h"
 
 namespace tessera::pallas {
 namespace {
@@ -27,12 +28,12 @@ std::string ConstLiteral(const Expr& expr) {
   }
   if (const int64_t* i = std::get_if<int64_t>(&value->value)) {
     if (expr.type.is_scalar() && IsFloat(expr.type.dtype)) {
-      return PyFloatLiteral(static_cast<double>(*i));
+      return PythonFloatLiteral(static_cast<double>(*i));
     }
     return fmt::format("{}", *i);
   }
   if (const double* d = std::get_if<double>(&value->value)) {
-    return PyFloatLiteral(*d);
+    return PythonFloatLiteral(*d);
   }
   return "0";
 }
@@ -43,11 +44,11 @@ std::string AttrLiteral(const Attr* value, DType dtype) {
     return *b ? "True" : "False";
   }
   if (const int64_t* i = std::get_if<int64_t>(&value->value)) {
-    return IsFloat(dtype) ? PyFloatLiteral(static_cast<double>(*i))
+    return IsFloat(dtype) ? PythonFloatLiteral(static_cast<double>(*i))
                           : fmt::format("{}", *i);
   }
   if (const double* d = std::get_if<double>(&value->value)) {
-    return PyFloatLiteral(*d);
+    return PythonFloatLiteral(*d);
   }
   return "0";
 }
@@ -227,7 +228,7 @@ std::string ExprEmitter::Sub(const Expr& expr) {
       // erfc, which Pallas TPU cannot lower.
       std::string x = Sub(*expr.operands[0]);
       return fmt::format("(0.5 * {} * (1.0 + jax.lax.erf({} * {})))", x, x,
-                         PyFloatLiteral(0.70710678118654752440));
+                         PythonFloatLiteral(0.70710678118654752440));
     }
     case OpKind::kSilu:
       return call("jax.nn.silu");

@@ -5,6 +5,7 @@
 
 #include "fmt/format.h"
 #include "launchers/launchers.h"
+#include "tessera/python_literal.h"
 
 namespace tessera::pallas {
 
@@ -169,9 +170,9 @@ bool HostEmitter::EmitStmt(const Stmt& stmt) {
         std::string literal = "0";
         if (fill) {
           if (const double* d = std::get_if<double>(&fill->value)) {
-            literal = PyFloatLiteral(*d);
+            literal = PythonFloatLiteral(*d);
           } else if (const int64_t* i = std::get_if<int64_t>(&fill->value)) {
-            literal = IsFloat(dt) ? PyFloatLiteral(double(*i))
+            literal = IsFloat(dt) ? PythonFloatLiteral(double(*i))
                                   : fmt::format("{}", *i);
           } else if (const bool* b = std::get_if<bool>(&fill->value)) {
             literal = *b ? "True" : "False";
