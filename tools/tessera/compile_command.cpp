@@ -146,7 +146,8 @@ absl::StatusOr<std::vector<EmittedFile>> RunBackend(
     const Module& module, const ResolvedPipeline& pipeline, Session& session) {
   DiagnosticEngine& diagnostics = session.diagnostics;
   const BackendInfo& info = *pipeline.backend;
-  const PropertySet missing = info.required.Minus(module.properties);
+  const PropertySet missing =
+      pipeline.backend_required.Minus(module.properties);
   if (!missing.empty()) {
     diagnostics.Error(
         "", {},
