@@ -97,15 +97,12 @@ PropertyInfo AtomicAccumulatedPropertyInfo() {
   return PropertyInfo{"atomic_accumulated",
                       "every atomic of a device function accumulates into a "
                       "VMEM scratch of its block (f32 for bf16 / f16 targets)",
-                      &CheckAtomicAccumulated, /*dropped_by_any_change=*/false};
+                      &CheckAtomicAccumulated};
 }
 
 Property AtomicAccumulatedProperty() {
-  static const Property property = [] {
-    absl::StatusOr<Property> registered =
-        RegisterProperty(AtomicAccumulatedPropertyInfo());
-    return registered.ok() ? *registered : Property();
-  }();
+  static const Property property =
+      RegisterProperty(AtomicAccumulatedPropertyInfo()).value_or(Property());
   return property;
 }
 

@@ -133,15 +133,12 @@ PropertyInfo PreBroadcastPropertyInfo() {
       "pre_broadcast",
       "loop-carried row statistics that meet wider operands are carried with a "
       "trailing lane dim; no [..., None] is applied to them",
-      &CheckPreBroadcast, /*dropped_by_any_change=*/false};
+      &CheckPreBroadcast};
 }
 
 Property PreBroadcastProperty() {
-  static const Property property = [] {
-    absl::StatusOr<Property> registered =
-        RegisterProperty(PreBroadcastPropertyInfo());
-    return registered.ok() ? *registered : Property();
-  }();
+  static const Property property =
+      RegisterProperty(PreBroadcastPropertyInfo()).value_or(Property());
   return property;
 }
 

@@ -41,7 +41,7 @@ PropertyInfo SsaPropertyInfo() {
       "ssa",
       "every name is defined once and dominates its uses; loops carry state "
       "through iter_args / yield / results, ifs merge through results",
-      &VerifySsa, /*dropped_by_any_change=*/false};
+      &VerifySsa};
 }
 
 PropertyInfo OutlinedPropertyInfo() {
@@ -49,7 +49,7 @@ PropertyInfo OutlinedPropertyInfo() {
       "outlined",
       "each kernel is a host function launching a device function; no "
       "function uses a value of another",
-      &VerifyOutlined, /*dropped_by_any_change=*/false};
+      &VerifyOutlined};
 }
 
 }  // namespace verifier
