@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "fmt/format.h"
+#include "lane_rows.h"
 #include "launchers/launchers.h"
 #include "tessera/python_literal.h"
 
@@ -125,6 +126,8 @@ class HostEmitter : public ExprEmitter {
   PyLines prelude_;
   PyLines body_;
   PyLines kernel_;
+  // The helper that gives interpret mode and CPU-side export a TPU to ask.
+  std::string tpu_target_fn_;
   uint32_t last_line_ = 0;
   size_t reported_ = 0;
 };
@@ -152,7 +155,15 @@ bool HostEmitter::EmitStmt(const Stmt& stmt) {
       alloc.kind = value.op;
       alloc.shape = target.type.shape;
       alloc.dtype = target.type.dtype;
-      if (value.op == OpKind::kEmpty) {
+      // A view of a fresh array (lane_rows.h) is as fresh: the pallas_call
+      // creates it, the host only states its shape.
+      const bool fresh_view =
+          value.op == OpKind::kReshape && !value.operands.empty() &&
+          value.operands[0]->op == OpKind::kVar &&
+          allocs_.count(value.operands[0]->name) &&
+          allocs_[value.operands[0]->name].kind == OpKind::kEmpty;
+      if (value.op == OpKind::kEmpty || fresh_view) {
+        alloc.kind = OpKind::kEmpty;
         allocs_[target.name] = alloc;
         return true;
       }
@@ -488,6 +499,11 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     args += (i ? ", " : "") + in_args[i];
   }
   body_.Line(fmt::format(")({})", args));
+  // The outputs now hold the kernel's results: no longer fresh arrays.
+  for (const RefPlan* ref : device_emitter->outputs()) {
+    auto alloc = allocs_.find(host_ref_of[ref->name]);
+    if (alloc != allocs_.end()) alloc->second.kind = OpKind::kVar;
+  }
   // Crop the padded outputs back to their shapes.
   for (const RefPlan* ref : device_emitter->outputs()) {
     bool any = false;
@@ -510,6 +526,37 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
 
 std::string HostEmitter::Helpers() {
   PyLines helpers;
+  helpers.Blank();
+  helpers.Blank();
+  helpers.Line(fmt::format("def {}(tpu):", tpu_target_fn_));
+  helpers.Line(
+      "    # Tracing a kernel asks for the chip's tiling (pipelines, "
+      "packed");
+  helpers.Line(
+      "    # layouts). With no TPU as the default device (interpret mode or "
+      "export");
+  helpers.Line(
+      "    # on a CPU host), an abstract TPU of generation `tpu` answers it.");
+  helpers.Line(
+      "    if jax.sharding.get_abstract_mesh().abstract_device is not None:");
+  helpers.Line("        return contextlib.nullcontext()");
+  helpers.Line(
+      "    default = jax.config.jax_default_device or jax.devices()[0]");
+  helpers.Line("    if getattr(default, \"platform\", default) == \"tpu\":");
+  helpers.Line("        return contextlib.nullcontext()");
+  helpers.Line(
+      "    kinds = {\"v5e\": \"TPU v5 lite\", \"v6e\": \"TPU v6 lite\", "
+      "\"v7x\": \"TPU7x\"}");
+  helpers.Line("    if tpu not in kinds:");
+  helpers.Line(
+      "        raise ValueError(f\"tpu must be one of {sorted(kinds)}, got "
+      "{tpu!r}\")");
+  helpers.Line(
+      "    device = jax.sharding.AbstractDevice(device_kind=kinds[tpu], "
+      "num_cores=1, platform=\"tpu\")");
+  helpers.Line(
+      "    return jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((), "
+      "(), abstract_device=device))");
   if (!state_.round_up_fn.empty()) {
     helpers.Blank();
     helpers.Blank();
@@ -555,6 +602,7 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
   plan_ = *std::move(plan);
   RegisterNames(host_, state_.names);
   RegisterNames(*plan_.device, state_.names);
+  tpu_target_fn_ = state_.names.Fresh("_tpu_target");
   for (const Value& param : host_.params) {
     defined_.insert(param.name);
     if (param.type.is_ref()) {
@@ -596,11 +644,15 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
     params += ", ";
   }
   PyLines host_fn;
-  host_fn.Line(fmt::format(
-      "def {}({}*, interpret=False):", SanitizeIdentifier(host_.name), params));
+  host_fn.Line(fmt::format("def {}({}*, interpret=False, tpu=\"{}\"):",
+                           SanitizeIdentifier(host_.name), params,
+                           options_.tpu.name));
+  host_fn.Indent();
+  host_fn.Line(fmt::format("with {}(tpu):", tpu_target_fn_));
   host_fn.Indent();
   host_fn.Append(prelude_);
   host_fn.Append(body_);
+  host_fn.Dedent();
   host_fn.Dedent();
 
   std::string code =
@@ -610,7 +662,9 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
     return std::regex_search(
         code, std::regex("(^|[^A-Za-z0-9_.])" + module_name + "\\."));
   };
-  if (uses("functools")) imports += "import functools\n\n";
+  if (uses("contextlib")) imports += "import contextlib\n";
+  if (uses("functools")) imports += "import functools\n";
+  if (!imports.empty()) imports += "\n";
   if (uses("jax")) imports += "import jax\n";
   if (uses("jnp")) imports += "import jax.numpy as jnp\n";
   if (uses("pl")) imports += "from jax.experimental import pallas as pl\n";
@@ -635,6 +689,11 @@ absl::StatusOr<EmittedFile> EmitKernelModule(const Module& module,
                                              const Function& host,
                                              const ModuleOptions& options,
                                              DiagnosticEngine& diagnostics) {
+  if (std::optional<Module> rows = CarryRank1RefsAsRows(module, host)) {
+    HostEmitter emitter(*rows, *rows->FindFunction(host.name), options,
+                        diagnostics);
+    return emitter.Run();
+  }
   HostEmitter emitter(module, host, options, diagnostics);
   return emitter.Run();
 }

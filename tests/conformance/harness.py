@@ -10,8 +10,13 @@ Cells (one row per launcher x dtype x shape):
   interpret      run with interpret=True, compare to examples/references.py
   tpu_interpret  run with interpret=pltpu.InterpretParams(), compare
   export         jax.export for platforms=["tpu"] (block checks + Mosaic lowering)
+  tpu_v5e, tpu_v6e, tpu_v7x
+                 the real TPU compiler (libtpu, deviceless) compiles the module
+                 for that generation: Mosaic's layouts, alignment and VMEM
   pyflakes       pyflakes on the generated module
-All JAX work runs under an abstract TPU mesh (see conformance_lib). Prints the
+The module runs as a user would run it: no abstract mesh around it (it provides
+its own TPU for interpret mode and export); the real compiles use a deviceless
+TPU topology as the default device. Prints the
 matrix and exits 1 on any red cell (FAIL, blocked, XPASS); expected failures
 come only from expected_failures.py.
 """
@@ -29,7 +34,7 @@ import conformance_lib as lib
 import expected_failures
 import kernel_table
 
-CHECKS = ("compile", "interpret", "tpu_interpret", "export", "pyflakes")
+CHECKS = ("compile", *lib.RUN_CHECKS, "pyflakes")
 
 
 def parse_args(argv):
@@ -85,15 +90,11 @@ def check_module(kernel, module_path, arrays, expected, cells):
         function = getattr(module, kernel)
     except Exception as error:  # An unimportable module is a red row, not a crash.
         detail = f"import: {lib.short_error(error)}"
-        for check in ("interpret", "tpu_interpret", "export"):
+        for check in lib.RUN_CHECKS:
             cells[check] = lib.Cell("FAIL", detail)
         function = None
     if function is not None:
-        for mode in ("interpret", "tpu_interpret"):
-            cells[mode] = lib.timed(lambda mode=mode: lib.compare(
-                lib.run_interpret(function, arrays, mode), expected))
-        cells["export"] = lib.timed(
-            lambda: (lib.export_tpu(function, arrays) is not None, ""))
+        lib.check_function(function, arrays, expected, cells)
     cells["pyflakes"] = lib.timed(lambda: lib.pyflakes(module_path))
 
 
@@ -153,7 +154,7 @@ def main(argv):
                 cells["compile"] = lib.Cell("pass" if ok else "FAIL", detail,
                                             time.perf_counter() - compile_start)
                 if reference_error is not None:
-                    for check in ("interpret", "tpu_interpret", "export"):
+                    for check in lib.RUN_CHECKS:
                         cells[check] = lib.Cell("FAIL", f"reference: {reference_error}")
                     if module_path is not None:
                         cells["pyflakes"] = lib.timed(lambda: lib.pyflakes(module_path))

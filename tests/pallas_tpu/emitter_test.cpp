@@ -139,8 +139,9 @@ TEST(Emitter, HeaderNamesSourceKernelAndLauncher) {
             0u)
       << result.code;
   EXPECT_NE(result.code.find("# src: line 6"), std::string::npos);
-  EXPECT_NE(result.code.find("def matmul(x, y, *, interpret=False):"),
-            std::string::npos);
+  EXPECT_NE(
+      result.code.find("def matmul(x, y, *, interpret=False, tpu=\"v6e\"):"),
+      std::string::npos);
 }
 
 TEST(Emitter, UnrollSlicesTheWholeInnerDim) {
@@ -409,13 +410,15 @@ TEST(Emitter, AboveDefaultLimitSetsVmemLimitBytes) {
 
 TEST(Emitter, IllegalBlocksFallBackToWholeDims) {
   // out[tile_m] with a 16-row tile is not lane-legal (16 is not a multiple
-  // of 128): the output stays whole in VMEM and the grid dim is arbitrary.
+  // of 128): the output, carried as a (1, m) row (lane_rows.h), stays whole
+  // in VMEM and the grid dim is arbitrary.
   Result result = Emit("long_sum.tir", Launcher::kUnroll);
   ASSERT_TRUE(result.ok) << result.diagnostics;
   EXPECT_NE(result.code.find("(\"arbitrary\",)"), std::string::npos)
       << result.code;
-  EXPECT_NE(result.code.find("out[pl.ds(pl.multiple_of(tile_m * 16, 16), 16)]"),
-            std::string::npos)
+  EXPECT_NE(
+      result.code.find("out[0, pl.ds(pl.multiple_of(tile_m * 16, 16), 16)]"),
+      std::string::npos)
       << result.code;
 }
 

@@ -30,6 +30,7 @@ struct CliOptions {
   EmitKind emit = EmitKind::kCode;
   bool verify_each = true;
   bool verify_roundtrip = false;
+  bool verify_tpu = false;  // --verify-tpu
 };
 
 // Parses the arguments after the program name. On a usage error, `error`
