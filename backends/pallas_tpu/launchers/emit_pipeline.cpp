@@ -75,36 +75,29 @@ class EmitPipelineEmitter : public DeviceEmitter {
           StaticBytes(shape, ref->type.dtype), 2});
     }
 
-    Scope scope;
-    PushScope(&scope);
-    uint32_t saved_line = last_line();
-    ResetSourceLine();
-    EnterTile(loop, index);
-    PyLines body;
-    for (size_t i = 0; i < loop.iter_args.size(); ++i) {
-      if (!Used(loop.iter_args[i].name)) continue;
-      body.Line(fmt::format("{} = {}",
-                            SanitizeIdentifier(loop.iter_args[i].name),
-                            carried[i].scalar ? carried[i].scratch + "[0, 0]"
-                                              : carried[i].scratch + "[...]"));
-    }
-    std::vector<std::vector<std::string>> result_origins;
-    bool ok = EmitBody(loop.regions[0], body, [&](const Stmt& y, PyLines& o) {
-      for (size_t i = 0; i < y.operands.size() && i < carried.size(); ++i) {
-        std::string value = Emit(*y.operands[i]);
-        result_origins.push_back(LoopResultOrigins(loop, *y.operands[i]));
+    InnerLoopBody body;
+    auto read_back = [&](PyLines& lines) {
+      for (size_t i = 0; i < loop.iter_args.size(); ++i) {
+        if (!Used(loop.iter_args[i].name)) continue;
+        lines.Line(
+            fmt::format("{} = {}", SanitizeIdentifier(loop.iter_args[i].name),
+                        carried[i].scalar ? carried[i].scratch + "[0, 0]"
+                                          : carried[i].scratch + "[...]"));
+      }
+    };
+    auto write_back = [&](const std::vector<std::string>& values, PyLines& o) {
+      for (size_t i = 0; i < values.size() && i < carried.size(); ++i) {
         o.Line(fmt::format("{}[...] = {}", carried[i].scratch,
                            carried[i].scalar
-                               ? fmt::format("jnp.full((1, 1), {}, {})", value,
-                                             carried[i].dtype)
-                               : value));
+                               ? fmt::format("jnp.full((1, 1), {}, {})",
+                                             values[i], carried[i].dtype)
+                               : values[i]));
       }
-    });
-    ExitTile(loop);
-    for (const RefPlan* ref : streamed) streams_.erase(ref->name);
-    PopScope();
-    SetSourceLine(saved_line);
-    if (!ok) return false;
+    };
+    if (!EmitInnerLoopBody(loop, index, BodyPlacement::kOwnFunction, streamed,
+                           read_back, write_back, body)) {
+      return false;
+    }
 
     std::string params;
     for (size_t i = 0; i < block_params.size(); ++i) {
@@ -113,12 +106,12 @@ class EmitPipelineEmitter : public DeviceEmitter {
     out.Blank();
     out.Line(fmt::format("def {}({}):", body_fn, params));
     out.Indent();
-    if (MentionsIdentifier(body, index)) {
+    if (MentionsIdentifier(body.lines, index)) {
       out.Line(fmt::format("{} = pl.program_id(0)", index));
     }
-    out.Append(scope.prelude);
-    out.Append(body);
-    if (body.empty() && scope.prelude.empty()) out.Line("pass");
+    out.Append(body.scope.prelude);
+    out.Append(body.lines);
+    if (body.lines.empty() && body.scope.prelude.empty()) out.Line("pass");
     out.Dedent();
     out.Blank();
 
@@ -163,10 +156,8 @@ class EmitPipelineEmitter : public DeviceEmitter {
     }
     out.Line(fmt::format(")({})", call_args));
 
+    SetLoopResultOrigins(loop, body);
     for (size_t i = 0; i < loop.results.size() && i < carried.size(); ++i) {
-      if (i < result_origins.size()) {
-        SetOrigins(loop.results[i].name, result_origins[i]);
-      }
       if (!Used(loop.results[i].name)) continue;
       out.Line(fmt::format("{} = {}", SanitizeIdentifier(loop.results[i].name),
                            carried[i].scalar ? carried[i].scratch + "[0, 0]"

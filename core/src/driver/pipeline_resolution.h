@@ -19,11 +19,11 @@
 
 namespace tessera {
 
-// A backend option set on the command line (--launcher, --tpu, ...): it
-// overrides the config's value and its errors name the flag.
+// A backend option set on the command line (--launcher, ...): it overrides
+// the config's value and its errors name the flag.
 struct BackendOptionOverride {
   std::string key;    // "launcher"
-  std::string value;  // "fori_loop"
+  std::string value;  // one of the values the backend declares
   std::string flag;   // "--launcher"
 };
 
