@@ -439,8 +439,7 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
         begin == "0" ? end : fmt::format("{} - ({})", end, begin);
     grid += fmt::format("{}pl.cdiv({}, {})", i ? ", " : "", extent, tile.block);
     semantics +=
-        fmt::format("{}\"{}\"", i ? ", " : "",
-                    plan_.grid_arbitrary[g] ? "arbitrary" : "parallel");
+        fmt::format("{}\"{}\"", i ? ", " : "", plan_.dimension_semantics[i]);
   }
   if (plan_.grid_order.size() == 1) {
     grid += ",";
@@ -600,6 +599,7 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
   auto plan = BuildKernelPlan(module_, host_, options_.launcher, diagnostics_);
   if (!plan.ok()) return plan.status();
   plan_ = *std::move(plan);
+  PlanInnerLoops(plan_, options_.emit.prefetch);
   RegisterNames(host_, state_.names);
   RegisterNames(*plan_.device, state_.names);
   tpu_target_fn_ = state_.names.Fresh("_tpu_target");

@@ -29,30 +29,32 @@ class EmitPipelineEmitter : public DeviceEmitter {
     const std::string tile = loop.vars[0].name;
     const std::string index = SanitizeIdentifier(tile);
     LoopBounds bounds = Bounds(loop);
+    const InnerLoopPlan& inner = *plan_.InnerLoop(&loop);
     std::vector<const RefPlan*> streamed = plan_.StreamedBy(&loop);
 
-    // Loop-carried values: one VMEM scratch each, initialised here.
+    // Loop-carried values: one VMEM scratch each (the plan's kCarried
+    // buffers), initialised here.
     struct Carried {
       std::string scratch;
       bool scalar = false;
       std::string dtype;
     };
     std::vector<Carried> carried;
-    for (size_t i = 0; i < loop.iter_args.size(); ++i) {
+    for (const LoopBuffer& buffer : inner.buffers) {
+      if (buffer.kind != LoopBuffer::Kind::kCarried) continue;
+      const size_t i = static_cast<size_t>(buffer.iter_arg_index);
       const Value& arg = loop.iter_args[i];
       Carried c;
       c.scalar = !arg.type.is_tensor() || arg.type.shape.empty();
       c.dtype = JnpDType(arg.type.dtype);
       Shape dims =
           c.scalar ? Shape{Dim::Static(1), Dim::Static(1)} : arg.type.shape;
-      std::vector<int64_t> sizes;
-      for (const Dim& d : dims) sizes.push_back(d.is_static() ? d.size : -1);
       c.scratch = AddScratch(
           arg.name + "_scratch",
           fmt::format("pltpu.VMEM({}, {})", HostShape(dims), c.dtype),
           VmemBuffer{fmt::format("loop-carried {} {}", arg.name,
                                  TypeToString(arg.type)),
-                     StaticBytes(sizes, arg.type.dtype), 1});
+                     buffer.bytes(), buffer.copies});
       std::string init = Emit(*loop.inits[i]);
       SetOrigins(arg.name, Origins(*loop.inits[i]));
       out.Line(fmt::format(
@@ -64,15 +66,16 @@ class EmitPipelineEmitter : public DeviceEmitter {
 
     std::string body_fn = Fresh("_" + tile + "_body");
     std::vector<std::string> block_params;
-    for (const RefPlan* ref : streamed) {
-      std::string block = Fresh(ref->name + "_block");
+    for (const LoopBuffer& buffer : inner.buffers) {
+      if (buffer.kind != LoopBuffer::Kind::kStreamedBlock) continue;
+      const RefPlan& ref = plan_.refs[buffer.ref_index];
+      std::string block = Fresh(ref.name + "_block");
       block_params.push_back(block);
-      streams_[ref->name] = StreamBinding{block + "[...]", block + "[...]"};
-      std::vector<int64_t> shape = StreamBlockShape(plan_, *ref);
-      AddVmem(VmemBuffer{
-          fmt::format("{} block of {} streamed by the loop over {}",
-                      StreamBlockTuple(*ref, false), ref->name, tile),
-          StaticBytes(shape, ref->type.dtype), 2});
+      streams_[ref.name] = StreamBinding{block + "[...]", block + "[...]"};
+      AddVmem(
+          VmemBuffer{fmt::format("{} block of {} streamed by the loop over {}",
+                                 StreamBlockTuple(ref, false), ref.name, tile),
+                     buffer.bytes(), buffer.copies});
     }
 
     InnerLoopBody body;

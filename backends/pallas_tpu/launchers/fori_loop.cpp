@@ -29,7 +29,7 @@ class ForiLoopEmitter : public DeviceEmitter {
                          const std::string& count,
                          const std::vector<std::string>& copy_fns) {
     std::string slot = "0";
-    if (options_.prefetch) {
+    if (plan_.prefetch) {
       slot = Fresh("slot");
       lines.Line(fmt::format("{} = {} % 2", slot, index));
       lines.Blank();
@@ -57,9 +57,9 @@ class ForiLoopEmitter : public DeviceEmitter {
   bool EmitInnerLoop(const Stmt& loop, PyLines& out) override {
     const std::string tile = loop.vars[0].name;
     const std::string index = SanitizeIdentifier(tile);
-    const bool prefetch = options_.prefetch;
-    const int slots = prefetch ? 2 : 1;
+    const bool prefetch = plan_.prefetch;
     LoopBounds bounds = Bounds(loop);
+    const InnerLoopPlan& inner = *plan_.InnerLoop(&loop);
     std::vector<const RefPlan*> streamed = plan_.StreamedBy(&loop);
 
     std::string count = bounds.trip;
@@ -68,26 +68,28 @@ class ForiLoopEmitter : public DeviceEmitter {
       out.Line(fmt::format("{} = {}", count, bounds.trip));
     }
     std::string sems;
-    if (!streamed.empty()) {
-      sems = AddScratch(tile + "_sems",
-                        fmt::format("pltpu.SemaphoreType.DMA(({}, {}))",
-                                    streamed.size(), slots),
-                        VmemBuffer{"DMA semaphores", 0, 1});
-    }
     std::vector<std::string> copy_fns, buffers;
-    for (size_t j = 0; j < streamed.size(); ++j) {
-      const RefPlan& ref = *streamed[j];
-      std::vector<int64_t> shape = StreamBlockShape(plan_, ref);
+    size_t j = 0;  // the copy's row in the semaphore array
+    for (const LoopBuffer& plan_buffer : inner.buffers) {
+      if (plan_buffer.kind == LoopBuffer::Kind::kSemaphores) {
+        sems =
+            AddScratch(tile + "_sems",
+                       fmt::format("pltpu.SemaphoreType.DMA(({}, {}))",
+                                   plan_buffer.shape[0], plan_buffer.shape[1]),
+                       VmemBuffer{"DMA semaphores", 0, 1});
+        continue;
+      }
+      const RefPlan& ref = plan_.refs[plan_buffer.ref_index];
       std::string block = StreamBlockTuple(ref, true);
       std::string dims = block.substr(1, block.size() - 2);
       if (!dims.empty() && dims.back() == ',') dims.pop_back();
       std::string buffer = AddScratch(
           ref.name + "_buffer",
-          fmt::format("pltpu.VMEM(({}, {}), {})", slots, dims,
+          fmt::format("pltpu.VMEM(({}, {}), {})", plan_buffer.copies, dims,
                       JnpDType(ref.type.dtype)),
           VmemBuffer{fmt::format("{} buffer of {} for the loop over {}",
                                  StreamBlockTuple(ref, false), ref.name, tile),
-                     StaticBytes(shape, ref.type.dtype), slots});
+                     plan_buffer.bytes(), plan_buffer.copies});
       buffers.push_back(buffer);
       std::string copy_fn = Fresh("_" + ref.name + "_copy");
       copy_fns.push_back(copy_fn);
@@ -107,6 +109,7 @@ class ForiLoopEmitter : public DeviceEmitter {
       out.Dedent();
       out.Dedent();
       out.Blank();
+      ++j;
     }
     if (prefetch) {
       for (const std::string& copy_fn : copy_fns) {
