@@ -59,7 +59,7 @@ absl::StatusOr<bool> AccumulateAtomics(Module& module,
 // a bf16 / f16 ref), as above. The verifier lives next to the pass
 // (atomic_accumulator_verifier.cpp).
 PropertyInfo AtomicAccumulatedPropertyInfo();
-// Its handle, registering it on first use (for code that runs the pass
+// Its handle, registering it if need be (for code that runs the pass
 // in-process, such as tests; the plugin registers it from its entry point).
 Property AtomicAccumulatedProperty();
 

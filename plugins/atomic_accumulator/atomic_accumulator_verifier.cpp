@@ -101,9 +101,7 @@ PropertyInfo AtomicAccumulatedPropertyInfo() {
 }
 
 Property AtomicAccumulatedProperty() {
-  static const Property property =
-      RegisterProperty(AtomicAccumulatedPropertyInfo()).value_or(Property());
-  return property;
+  return RegisterProperty(AtomicAccumulatedPropertyInfo()).value_or(Property());
 }
 
 }  // namespace tessera

@@ -43,7 +43,7 @@ absl::StatusOr<bool> PreBroadcast(Module& module,
 // and result), and no `x[..., None]` is applied to them. The verifier lives
 // next to the pass (pre_broadcast_verifier.cpp).
 PropertyInfo PreBroadcastPropertyInfo();
-// Its handle, registering it on first use (for code that runs the pass
+// Its handle, registering it if need be (for code that runs the pass
 // in-process, such as tests; the plugin registers it from its entry point).
 Property PreBroadcastProperty();
 

@@ -137,9 +137,7 @@ PropertyInfo PreBroadcastPropertyInfo() {
 }
 
 Property PreBroadcastProperty() {
-  static const Property property =
-      RegisterProperty(PreBroadcastPropertyInfo()).value_or(Property());
-  return property;
+  return RegisterProperty(PreBroadcastPropertyInfo()).value_or(Property());
 }
 
 }  // namespace tessera

@@ -92,20 +92,23 @@ Stmt MakeStore(ExprPtr target, IndexList indices, ExprPtr value,
   return stmt;
 }
 
-Stmt MakeReturn(ExprList values, SourceLoc loc) {
+namespace {
+// A statement that only passes values on (return, yield).
+Stmt MakeOperandsStmt(StmtKind kind, ExprList values, SourceLoc loc) {
   Stmt stmt;
-  stmt.kind = StmtKind::kReturn;
+  stmt.kind = kind;
   stmt.loc = loc;
   stmt.operands = std::move(values);
   return stmt;
 }
+}  // namespace
+
+Stmt MakeReturn(ExprList values, SourceLoc loc) {
+  return MakeOperandsStmt(StmtKind::kReturn, std::move(values), loc);
+}
 
 Stmt MakeYield(ExprList values, SourceLoc loc) {
-  Stmt stmt;
-  stmt.kind = StmtKind::kYield;
-  stmt.loc = loc;
-  stmt.operands = std::move(values);
-  return stmt;
+  return MakeOperandsStmt(StmtKind::kYield, std::move(values), loc);
 }
 
 // ---------------------------------------------------------------------------
