@@ -16,7 +16,9 @@
 #    plugins), else CMake's default (CMAKE_LIBRARY_OUTPUT_DIRECTORY or the
 #    current binary dir).
 #  - `cmake --install` copies it to TESSERA_INSTALL_PLUGIN_DIR (relative to
-#    the install prefix: lib/tessera/plugins) unless NO_INSTALL is given.
+#    the install prefix: lib/tessera/plugins) unless NO_INSTALL is given;
+#    such a shipped plugin is also built by the `tessera_main` target when
+#    the project defines one (the Tessera build does).
 function(tessera_add_plugin target)
   cmake_parse_arguments(ARG "NO_INSTALL" "OUTPUT_DIRECTORY"
                         "SOURCES;LINK_LIBRARIES" ${ARGN})
@@ -59,5 +61,10 @@ function(tessera_add_plugin target)
     # two levels up, so ldd and standalone dlopen find it too.
     set_target_properties(${target} PROPERTIES INSTALL_RPATH "$ORIGIN/../..")
     install(TARGETS ${target} LIBRARY DESTINATION "${_tessera_plugin_dest}")
+    # In the Tessera build, a shipped plugin is part of what the main job
+    # builds (the tessera_main target of the top-level CMakeLists.txt).
+    if(TARGET tessera_main)
+      add_dependencies(tessera_main ${target})
+    endif()
   endif()
 endfunction()

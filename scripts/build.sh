@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Configures and builds Tessera into build/ (or $TESSERA_BUILD_DIR).
-# Extra arguments are passed to cmake at configure time.
+# Configures and builds Tessera into build/ (or $TESSERA_BUILD_DIR): every
+# target, or only those named in $TESSERA_BUILD_TARGETS (e.g. tessera_main,
+# the driver and its plugins). Extra arguments are passed to cmake at
+# configure time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR="${TESSERA_BUILD_DIR:-build}"
 JOBS="${TESSERA_JOBS:-$(nproc)}"
 cmake -S . -B "$BUILD_DIR" -G Ninja "$@" >/dev/null
-cmake --build "$BUILD_DIR" -j "$JOBS"
+read -r -a targets <<< "${TESSERA_BUILD_TARGETS:-all}"
+cmake --build "$BUILD_DIR" -j "$JOBS" --target "${targets[@]}"

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The main job: set up, build, compile every example kernel with the built-in
-# default pipeline into out/, then run one generated kernel in JAX interpret
-# mode on the CPU and print its largest error against NumPy.
+# The main job: set up, build the driver and its plugins (not the tests and
+# benchmarks: scripts/run_tests.sh builds those), compile every example
+# kernel with the built-in default pipeline into out/, then run one generated
+# kernel in JAX interpret mode on the CPU and print its largest error
+# against NumPy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/build.sh
+TESSERA_BUILD_TARGETS=tessera_main bash scripts/build.sh
 TESSERA="${TESSERA_BUILD_DIR:-build}/bin/tessera"
 mkdir -p out
 echo "== compiling examples/*.py with the default pipeline"

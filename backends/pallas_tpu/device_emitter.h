@@ -163,6 +163,40 @@ class DeviceEmitter : public ExprEmitter {
   void PushScope(Scope* scope) { scopes_.push_back(scope); }
   void PopScope() { scopes_.pop_back(); }
 
+  // --- What every launcher shares around an inner loop (inner_loop.cpp);
+  // launchers differ only in where the body goes and how it is called ---
+  // The loop's iter_args as Python names and their initial values, emitted
+  // (with their origins recorded).
+  struct LoopCarry {
+    std::vector<std::string> names;
+    std::vector<std::string> inits;
+  };
+  LoopCarry EmitLoopInits(const Stmt& loop);
+  // Where a launcher puts an inner loop's body: inline in the enclosing
+  // code (a Python `for`), or in a Python function of its own (a fresh
+  // scope for its prelude, `# src:` comments restarted).
+  enum class BodyPlacement { kInline, kOwnFunction };
+  struct InnerLoopBody {
+    PyLines lines;
+    Scope scope;  // kOwnFunction: the function's own prelude
+    // Per yielded value: where it came from (see LoopResultOrigins).
+    std::vector<std::vector<std::string>> result_origins;
+  };
+  using YieldValuesFn =
+      std::function<void(const std::vector<std::string>& values, PyLines&)>;
+  // Emits the body of `loop` with its tile bound to `index`: `head` writes
+  // the lines that come first (carried values read back, DMA waits), then
+  // the statements, with the yield's values emitted and handed to
+  // `on_yield`. Afterwards the tile, the stream bindings of `streamed`, the
+  // scope and the source-line marker are as before.
+  bool EmitInnerLoopBody(const Stmt& loop, const std::string& index,
+                         BodyPlacement placement,
+                         const std::vector<const RefPlan*>& streamed,
+                         const std::function<void(PyLines&)>& head,
+                         const YieldValuesFn& on_yield, InnerLoopBody& body);
+  // Records, for each result of `loop`, where its yielded value came from.
+  void SetLoopResultOrigins(const Stmt& loop, const InnerLoopBody& body);
+
   // Block-index shape of a streamed ref inside its loop, as Python.
   std::string StreamBlockTuple(const RefPlan& ref, bool host_side);
   // Per-dim index expressions of the streamed block (index map body).

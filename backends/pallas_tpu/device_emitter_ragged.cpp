@@ -1,5 +1,5 @@
-// Ragged tiles (masks of reductions and contractions over a partial last
-// tile) and the streamed-block helpers of the device emitter.
+// Ragged tiles: where values come from, and masks of reductions and
+// contractions over a partial last tile.
 #include <algorithm>
 
 #include "device_emitter.h"
@@ -175,66 +175,6 @@ std::string DeviceEmitter::DotOperand(const Expr& operand, int64_t axis) {
     return Emit(operand);
   }
   return MaskIfRagged(operand, axis, "0");
-}
-
-// --- Streams
-// -------------------------------------------------------------------
-
-std::string DeviceEmitter::StreamBlockTuple(const RefPlan& ref,
-                                            bool host_side) {
-  std::vector<int64_t> shape = StreamBlockShape(plan_, ref);
-  std::string text = "(";
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (d) text += ", ";
-    if (shape[d] >= 0) {
-      text += fmt::format("{}", shape[d]);
-    } else if (host_side) {
-      auto it = host_.ref_arrays.find(ref.name);
-      text +=
-          fmt::format("{}.shape[{}]",
-                      it != host_.ref_arrays.end() ? it->second : ref.name, d);
-    } else {
-      text += fmt::format("{}.shape[{}]", SanitizeIdentifier(ref.name), d);
-    }
-  }
-  if (shape.size() == 1) text += ",";
-  return text + ")";
-}
-
-std::vector<std::string> DeviceEmitter::StreamIndexMap(
-    const RefPlan& ref, const std::string& loop_tile,
-    const std::string& loop_index) {
-  std::vector<std::string> parts;
-  for (const Index& index : *ref.accesses[0].indices) {
-    if (index.kind == IndexKind::kNewAxis) continue;
-    if (index.kind == IndexKind::kTile) {
-      parts.push_back(AbsBlockIndex(index.expr->name, loop_tile, loop_index));
-    } else {
-      parts.push_back("0");
-    }
-  }
-  return parts;
-}
-
-std::vector<std::string> DeviceEmitter::StreamSlices(
-    const RefPlan& ref, const std::string& loop_tile,
-    const std::string& loop_index) {
-  std::vector<std::string> parts;
-  for (const Index& index : *ref.accesses[0].indices) {
-    if (index.kind == IndexKind::kNewAxis) continue;
-    if (index.kind != IndexKind::kTile) {
-      parts.push_back(":");
-      continue;
-    }
-    const TileInfo& tile = *plan_.FindTile(index.expr->name);
-    std::string start = MulText(
-        Paren(AbsBlockIndex(tile.name, loop_tile, loop_index)), tile.block);
-    if (!IsNumber(start) && tile.block > 1) {
-      start = fmt::format("pl.multiple_of({}, {})", start, tile.block);
-    }
-    parts.push_back(fmt::format("pl.ds({}, {})", start, tile.block));
-  }
-  return parts;
 }
 
 }  // namespace tessera::pallas

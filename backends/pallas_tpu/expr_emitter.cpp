@@ -2,6 +2,7 @@
 
 #include "fmt/format.h"
 #include "python_writer.h"
+#include "tessera/python_literal.h"
 
 namespace tessera::pallas {
 namespace {
@@ -27,12 +28,12 @@ std::string ConstLiteral(const Expr& expr) {
   }
   if (const int64_t* i = std::get_if<int64_t>(&value->value)) {
     if (expr.type.is_scalar() && IsFloat(expr.type.dtype)) {
-      return PyFloatLiteral(static_cast<double>(*i));
+      return PythonFloatLiteral(static_cast<double>(*i));
     }
     return fmt::format("{}", *i);
   }
   if (const double* d = std::get_if<double>(&value->value)) {
-    return PyFloatLiteral(*d);
+    return PythonFloatLiteral(*d);
   }
   return "0";
 }
@@ -43,11 +44,11 @@ std::string AttrLiteral(const Attr* value, DType dtype) {
     return *b ? "True" : "False";
   }
   if (const int64_t* i = std::get_if<int64_t>(&value->value)) {
-    return IsFloat(dtype) ? PyFloatLiteral(static_cast<double>(*i))
+    return IsFloat(dtype) ? PythonFloatLiteral(static_cast<double>(*i))
                           : fmt::format("{}", *i);
   }
   if (const double* d = std::get_if<double>(&value->value)) {
-    return PyFloatLiteral(*d);
+    return PythonFloatLiteral(*d);
   }
   return "0";
 }
@@ -157,6 +158,12 @@ std::string ExprEmitter::Sub(const Expr& expr) {
     return is_int8_tensor(e) ? fmt::format("{}.astype(jnp.int32)", Sub(e))
                              : operand(i);
   };
+  // The same as a call argument (no parentheses needed).
+  auto widened_arg = [&](size_t i) {
+    const Expr& e = *expr.operands[i];
+    return is_int8_tensor(e) ? fmt::format("{}.astype(jnp.int32)", Sub(e))
+                             : Emit(e);
+  };
   auto narrowed = [&](std::string text) {
     return is_int8_tensor(expr) ? fmt::format("{}.astype(jnp.int8)", text)
                                 : text;
@@ -228,7 +235,7 @@ std::string ExprEmitter::Sub(const Expr& expr) {
     case OpKind::kErf:
       return call("jax.lax.erf");
     case OpKind::kAbs:
-      return narrowed(fmt::format("jnp.abs({})", widened(0)));
+      return narrowed(fmt::format("jnp.abs({})", widened_arg(0)));
     case OpKind::kRelu:
       return call("jax.nn.relu");
     case OpKind::kGelu: {
@@ -242,7 +249,7 @@ std::string ExprEmitter::Sub(const Expr& expr) {
       // erfc, which Pallas TPU cannot lower.
       std::string x = Sub(*expr.operands[0]);
       return fmt::format("(0.5 * {} * (1.0 + jax.lax.erf({} * {})))", x, x,
-                         PyFloatLiteral(0.70710678118654752440));
+                         PythonFloatLiteral(0.70710678118654752440));
     }
     case OpKind::kSilu:
       return call("jax.nn.silu");
@@ -264,10 +271,10 @@ std::string ExprEmitter::Sub(const Expr& expr) {
       return binary("**");
     case OpKind::kMaximum:
       return narrowed(
-          fmt::format("jnp.maximum({}, {})", widened(0), widened(1)));
+          fmt::format("jnp.maximum({}, {})", widened_arg(0), widened_arg(1)));
     case OpKind::kMinimum:
       return narrowed(
-          fmt::format("jnp.minimum({}, {})", widened(0), widened(1)));
+          fmt::format("jnp.minimum({}, {})", widened_arg(0), widened_arg(1)));
     case OpKind::kAnd:
       return binary("&");
     case OpKind::kOr:

@@ -68,6 +68,33 @@ struct RefPlan {
   const Stmt* stream_loop = nullptr;
 };
 
+// One VMEM buffer a launcher keeps for an inner loop.
+struct LoopBuffer {
+  enum class Kind {
+    kStreamedBlock,  // a block of a ref the loop streams from HBM
+    kCarried,        // a loop-carried value kept in scratch
+    kSemaphores,     // the DMA semaphores of the loop's copies
+  };
+  Kind kind = Kind::kStreamedBlock;
+  int ref_index = -1;          // kStreamedBlock: into KernelPlan::refs
+  int iter_arg_index = -1;     // kCarried: into the loop's iter_args
+  std::vector<int64_t> shape;  // per dim; -1: known only at trace time
+  DType dtype = DType::kF32;
+  int64_t copies = 1;  // 2: double-buffered blocks or two DMA slots
+  // Bytes of one copy; 0 when a dim is known only at trace time.
+  int64_t bytes() const;
+};
+
+// One inner tile loop as its launcher runs it: which refs it streams and
+// what it keeps in VMEM. Launchers differ only in how they turn this into
+// code; the legality checks and the cost model read the same description.
+struct InnerLoopPlan {
+  const Stmt* loop = nullptr;
+  std::string tile;
+  std::vector<int> streamed;  // into KernelPlan::refs, in param order
+  std::vector<LoopBuffer> buffers;
+};
+
 struct KernelPlan {
   const Function* host = nullptr;
   const Function* device = nullptr;
@@ -87,6 +114,12 @@ struct KernelPlan {
   std::map<std::string, int> ref_by_name;
   // Every name referenced in the device function (for dead-code pruning).
   std::map<std::string, int> use_counts;
+  // Filled by PlanInnerLoops: "parallel" / "arbitrary" per Pallas grid dim
+  // (grid_order), and each inner tile loop in program order.
+  std::vector<std::string> dimension_semantics;
+  std::vector<InnerLoopPlan> inner_loops;
+  // True when fori_loop copies use two slots (prefetch).
+  bool prefetch = true;
 
   const RefPlan* FindRef(std::string_view name) const;
   const TileInfo* FindTile(std::string_view name) const;
@@ -95,6 +128,7 @@ struct KernelPlan {
   const TileInfo* RootGrid(const TileInfo& tile) const;
   // The refs an inner loop streams, in param order.
   std::vector<const RefPlan*> StreamedBy(const Stmt* loop) const;
+  const InnerLoopPlan* InnerLoop(const Stmt* loop) const;
 };
 
 // Builds the plan of one outlined kernel. User-facing problems (unsupported
@@ -104,6 +138,11 @@ absl::StatusOr<KernelPlan> BuildKernelPlan(const Module& module,
                                            Launcher launcher,
                                            DiagnosticEngine& diagnostics,
                                            bool keep_illegal_blocks = false);
+
+// Completes `plan` with what depends on the launcher: the dimension
+// semantics of the grid and, per inner loop, the refs it streams and the
+// VMEM buffers the launcher keeps for it (inner_loop_plan.cpp).
+void PlanInnerLoops(KernelPlan& plan, bool prefetch);
 
 // Lanes / sublanes legality of a ref's outer block (nullopt: legal).
 std::optional<std::string> CheckRefBlock(const RefPlan& ref);

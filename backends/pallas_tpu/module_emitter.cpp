@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "lane_rows.h"
 #include "launchers/launchers.h"
+#include "tessera/python_literal.h"
 
 namespace tessera::pallas {
 
@@ -229,9 +230,9 @@ bool HostEmitter::EmitStmt(const Stmt& stmt) {
         std::string literal = "0";
         if (fill) {
           if (const double* d = std::get_if<double>(&fill->value)) {
-            literal = PyFloatLiteral(*d);
+            literal = PythonFloatLiteral(*d);
           } else if (const int64_t* i = std::get_if<int64_t>(&fill->value)) {
-            literal = IsFloat(dt) ? PyFloatLiteral(double(*i))
+            literal = IsFloat(dt) ? PythonFloatLiteral(double(*i))
                                   : fmt::format("{}", *i);
           } else if (const bool* b = std::get_if<bool>(&fill->value)) {
             literal = *b ? "True" : "False";
@@ -492,8 +493,7 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
         begin == "0" ? end : fmt::format("{} - ({})", end, begin);
     grid += fmt::format("{}pl.cdiv({}, {})", i ? ", " : "", extent, tile.block);
     semantics +=
-        fmt::format("{}\"{}\"", i ? ", " : "",
-                    plan_.grid_arbitrary[g] ? "arbitrary" : "parallel");
+        fmt::format("{}\"{}\"", i ? ", " : "", plan_.dimension_semantics[i]);
   }
   if (plan_.grid_order.size() == 1) {
     grid += ",";
@@ -662,6 +662,7 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
                               !options_.check_legality);
   if (!plan.ok()) return plan.status();
   plan_ = *std::move(plan);
+  PlanInnerLoops(plan_, options_.emit.prefetch);
   RegisterNames(host_, state_.names);
   RegisterNames(*plan_.device, state_.names);
   tpu_target_fn_ = state_.names.Fresh("_tpu_target");

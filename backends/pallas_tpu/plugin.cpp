@@ -103,7 +103,7 @@ bool Register(PluginRegistrar* registrar) {
   info.description =
       "JAX Pallas TPU modules; inner loops by launcher (unroll, "
       "emit_pipeline, fori_loop)";
-  info.required = PropertySet{Property::kSSA, Property::kOutlined};
+  info.required = {kSsaProperty, kOutlinedProperty};
   info.options = {
       OptionSpec{"launcher",
                  OptionType::kString,

@@ -1,8 +1,6 @@
 #include "python_writer.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 
 #include "fmt/format.h"
 
@@ -151,23 +149,6 @@ std::string PyStringLiteral(std::string_view text) {
   }
   out.push_back('"');
   return out;
-}
-
-std::string PyFloatLiteral(double value) {
-  if (std::isnan(value)) return "float(\"nan\")";
-  if (std::isinf(value))
-    return value > 0 ? "float(\"inf\")" : "float(\"-inf\")";
-  // Shortest representation that round-trips, like Python's repr.
-  for (int precision = 1; precision <= 17; ++precision) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value) {
-      std::string text = buffer;
-      if (text.find_first_of(".en") == std::string::npos) text += ".0";
-      return text;
-    }
-  }
-  return fmt::format("{:.17g}", value);
 }
 
 }  // namespace tessera::pallas

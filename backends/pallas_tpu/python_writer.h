@@ -60,7 +60,5 @@ PyLines DropUnusedAssignments(const PyLines& lines, std::string_view code);
 
 // A Python string literal for `text` (double-quoted, escaped).
 std::string PyStringLiteral(std::string_view text);
-// A Python float literal that round-trips (`1.0`, `1e-05`, `float("inf")`).
-std::string PyFloatLiteral(double value);
 
 }  // namespace tessera::pallas

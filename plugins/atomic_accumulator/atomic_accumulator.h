@@ -1,5 +1,5 @@
 // The `atomic-accumulator` pass (requires SSA and outlined IR, keeps both,
-// produces kAtomicAccumulated).
+// produces the `atomic_accumulated` property).
 //
 // A TPU has no atomics: an `atomic` into an output block shared by several
 // grid cells is a read-modify-write of the block while it stays resident in
@@ -42,6 +42,7 @@
 #include "absl/status/statusor.h"
 #include "tessera/diagnostics.h"
 #include "tessera/ir/ir.h"
+#include "tessera/properties.h"
 
 namespace tessera {
 
@@ -52,5 +53,14 @@ namespace tessera {
 absl::StatusOr<bool> AccumulateAtomics(Module& module,
                                        DiagnosticEngine& diagnostics,
                                        bool remarks = false);
+
+// The property the pass produces: every atomic of a device function
+// accumulates into a VMEM scratch named after the ref it stands for (f32 for
+// a bf16 / f16 ref), as above. The verifier lives next to the pass
+// (atomic_accumulator_verifier.cpp).
+PropertyInfo AtomicAccumulatedPropertyInfo();
+// Its handle, registering it if need be (for code that runs the pass
+// in-process, such as tests; the plugin registers it from its entry point).
+Property AtomicAccumulatedProperty();
 
 }  // namespace tessera

@@ -15,6 +15,9 @@ class AtomicAccumulatorPass : public Pass {
 };
 
 bool RegisterAtomicAccumulator(PluginRegistrar* registrar) {
+  const Property accumulated =
+      registrar->AddProperty(AtomicAccumulatedPropertyInfo());
+  if (!accumulated.valid()) return false;
   PassInfo info;
   info.name = "atomic-accumulator";
   info.description =
@@ -22,8 +25,8 @@ bool RegisterAtomicAccumulator(PluginRegistrar* registrar) {
       "for bf16/f16), loaded on the first cell of the grid dims the block "
       "does not map and written back on the last; those dims become "
       "arbitrary";
-  info.required = {Property::kSSA, Property::kOutlined};
-  info.produced = {Property::kAtomicAccumulated};
+  info.required = {kSsaProperty, kOutlinedProperty};
+  info.produced = {accumulated};
   info.create = [] { return std::make_unique<AtomicAccumulatorPass>(); };
   registrar->AddPass(std::move(info));
   return true;

@@ -68,12 +68,7 @@ std::string ModuleOf(const std::string& path) {
 }
 
 ExprPtr Calls::Operand(const Val& value, const Type* peer, SourceLoc loc) {
-  if (value.IsRef()) {
-    Diagnostic* d = L.Report(
-        loc, fmt::format("cannot compute with {} directly", Describe(value)));
-    L.Note(d, "index the tensor with tiles first, e.g. x[tile_m, :]");
-    return nullptr;
-  }
+  if (L.ReportRefOperand(value, loc)) return nullptr;
   return L.ToExpr(value, peer, loc);
 }
 
@@ -119,13 +114,7 @@ Val Calls::BinaryFn(OpKind op, const Val& a, const Val& b, SourceLoc loc) {
                   : Val::Float(std::min(a.AsDouble(), b.AsDouble()));
     }
   }
-  const Type* ta = a.IsValue() ? &a.type() : nullptr;
-  const Type* tb = b.IsValue() ? &b.type() : nullptr;
-  ExprPtr x = Operand(a, tb, loc);
-  if (!x) return Val::Poison();
-  ExprPtr y = Operand(b, ta, loc);
-  if (!y) return Val::Poison();
-  return L.MakeTyped(op, Two(std::move(x), std::move(y)), {}, loc);
+  return L.MakeBinaryOp(op, a, b, loc);
 }
 
 Val Calls::Reduce(OpKind op, const Val& x, const Val* dim, const Val* keepdim,

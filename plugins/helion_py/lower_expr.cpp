@@ -637,13 +637,8 @@ Val KernelLowering::Binary(BinaryOp op, Val lhs, Val rhs, SourceLoc loc) {
     args.positional_locs = {loc, loc};
     return CallFunction("torch.matmul", args);
   }
-  for (const Val* side : {&lhs, &rhs}) {
-    if (side->IsRef()) {
-      Diagnostic* d = Report(
-          loc, fmt::format("cannot compute with {} directly", Describe(*side)));
-      Note(d, "index the tensor with tiles first, e.g. x[tile_m, tile_n]");
-      return Val::Poison();
-    }
+  if (ReportRefOperand(lhs, loc) || ReportRefOperand(rhs, loc)) {
+    return Val::Poison();
   }
   // Size arithmetic stays readable: 1 * n and n * 1 are n.
   auto is_int_scalar = [](const Val& v) {
@@ -662,6 +657,22 @@ Val KernelLowering::Binary(BinaryOp op, Val lhs, Val rhs, SourceLoc loc) {
     return Fail(loc, fmt::format("operator '{}' is not supported in a kernel",
                                  BinaryOpText(op)));
   }
+  return MakeBinaryOp(*kind, lhs, rhs, loc);
+}
+
+bool KernelLowering::ReportRefOperand(const Val& value, SourceLoc loc) {
+  if (!value.IsRef()) return false;
+  Diagnostic* d = Report(
+      loc, fmt::format("cannot compute with {} directly", Describe(value)));
+  Note(d, "index the tensor with tiles first, e.g. x[tile_m, :]");
+  return true;
+}
+
+Val KernelLowering::MakeBinaryOp(OpKind op, const Val& lhs, const Val& rhs,
+                                 SourceLoc loc) {
+  if (ReportRefOperand(lhs, loc) || ReportRefOperand(rhs, loc)) {
+    return Val::Poison();
+  }
   const Type* lhs_type = lhs.IsValue() ? &lhs.type() : nullptr;
   const Type* rhs_type = rhs.IsValue() ? &rhs.type() : nullptr;
   ExprPtr a = ToExpr(lhs, rhs_type, loc);
@@ -671,7 +682,7 @@ Val KernelLowering::Binary(BinaryOp op, Val lhs, Val rhs, SourceLoc loc) {
   ExprList operands;
   operands.push_back(std::move(a));
   operands.push_back(std::move(b));
-  return MakeTyped(*kind, std::move(operands), {}, loc);
+  return MakeTyped(op, std::move(operands), {}, loc);
 }
 
 Val KernelLowering::CompareVals(CompareOp op, Val lhs, Val rhs, SourceLoc loc) {

@@ -139,6 +139,13 @@ class KernelLowering {
   Val CompareVals(CompareOp op, Val lhs, Val rhs, SourceLoc loc);
   Val Subscript(const Node& node);
 
+  // Reports a tensor ref used directly as an operand (it must be indexed
+  // with tiles first); true when `value` was one.
+  bool ReportRefOperand(const Val& value, SourceLoc loc);
+  // The typed binary `op` of two values, each converted with the other's
+  // type as its peer so that a Python number takes the tensor's dtype;
+  // poison when either side cannot be an operand.
+  Val MakeBinaryOp(OpKind op, const Val& lhs, const Val& rhs, SourceLoc loc);
   // Builds an op and types it with InferType; reports a mismatch at `loc`.
   Val MakeTyped(OpKind op, ExprList operands, AttrList attrs, SourceLoc loc,
                 IndexList indices = {});

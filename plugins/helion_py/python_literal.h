@@ -10,11 +10,6 @@
 
 namespace tessera::helion_py {
 
-// The text `repr(value)` prints in Python for a float: the shortest digits
-// that round-trip, fixed notation for exponents in [-4, 16), else scientific
-// with a signed two-digit exponent (1e-05, 0.0001, 1e+16, 2.5).
-std::string PythonFloatRepr(double value);
-
 // The Python literal of a default value written in a kernel signature:
 // numbers (optionally negated), True/False, None, strings, and names of
 // top-level constants. nullopt for any other expression.

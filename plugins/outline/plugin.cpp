@@ -20,8 +20,8 @@ bool RegisterOutline(PluginRegistrar* registrar) {
   info.description =
       "split each kernel into a host function that launches a device "
       "function (the body of the grid loop)";
-  info.required = {Property::kSSA};
-  info.produced = {Property::kOutlined, Property::kSSA};
+  info.required = {kSsaProperty};
+  info.produced = {kOutlinedProperty, kSsaProperty};
   info.create = [] { return std::make_unique<OutlinePass>(); };
   registrar->AddPass(std::move(info));
   return true;

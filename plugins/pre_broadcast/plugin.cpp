@@ -41,13 +41,16 @@ class PreBroadcastPass : public Pass {
 };
 
 bool RegisterPreBroadcast(PluginRegistrar* registrar) {
+  const Property pre_broadcast =
+      registrar->AddProperty(PreBroadcastPropertyInfo());
+  if (!pre_broadcast.valid()) return false;
   PassInfo info;
   info.name = "pre-broadcast";
   info.description =
       "carry loop-carried row statistics with a trailing lane dim so inner "
       "loops do not re-broadcast them (emit_pipeline and fori_loop)";
-  info.required = {Property::kSSA, Property::kOutlined};
-  info.produced = {Property::kPreBroadcast};
+  info.required = {kSsaProperty, kOutlinedProperty};
+  info.produced = {pre_broadcast};
   OptionSpec lanes;
   lanes.name = "lanes";
   lanes.type = OptionType::kInt;

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "tessera/diagnostics.h"
 #include "tessera/ir/ir.h"
+#include "tessera/properties.h"
 
 namespace tessera {
 
@@ -36,5 +37,14 @@ struct PreBroadcastOptions {
 absl::StatusOr<bool> PreBroadcast(Module& module,
                                   const PreBroadcastOptions& options,
                                   DiagnosticEngine& diagnostics);
+
+// The property the pass produces: the carried values each loop lists in its
+// `pre_broadcast` attribute end in a static dim of `lanes` (init, iter_arg
+// and result), and no `x[..., None]` is applied to them. The verifier lives
+// next to the pass (pre_broadcast_verifier.cpp).
+PropertyInfo PreBroadcastPropertyInfo();
+// Its handle, registering it if need be (for code that runs the pass
+// in-process, such as tests; the plugin registers it from its entry point).
+Property PreBroadcastProperty();
 
 }  // namespace tessera

@@ -20,7 +20,7 @@ bool RegisterSSA(PluginRegistrar* registrar) {
   info.description =
       "SSA form: versioned names, loop iter_args / yield / results, if "
       "results; idempotent";
-  info.produced = {Property::kSSA};
+  info.produced = {kSsaProperty};
   info.create = [] { return std::make_unique<SSAPass>(); };
   registrar->AddPass(std::move(info));
   return true;

@@ -7,10 +7,45 @@
 #include <stdexcept>
 
 #include "tessera/ir/text.h"
+#include "tessera/ir/verifier.h"
 #include "test_util.h"
 
 namespace tessera::testing {
 namespace {
+
+Property RegisterOrDie(PropertyInfo info) {
+  absl::StatusOr<Property> property = RegisterProperty(std::move(info));
+  EXPECT_TRUE(property.ok()) << property.status();
+  return property.value_or(Property());
+}
+
+// Properties a plugin of this test would register.
+Property MarkedProperty() {
+  static const Property property =
+      RegisterOrDie({"test_marked", "marked by a test pass", nullptr});
+  return property;
+}
+
+void VerifyModuleIsTagged(const Module& module,
+                          VerificationReporter& reporter) {
+  for (const Function& function : module.functions) {
+    if (function.attr("tagged") == nullptr) {
+      reporter.FunctionError(function, "function is not tagged");
+    }
+  }
+}
+Property TaggedProperty() {
+  static const Property property = RegisterOrDie(
+      {"test_tagged", "every function is tagged", &VerifyModuleIsTagged});
+  return property;
+}
+
+Property AnalysisProperty() {
+  static const Property property =
+      RegisterOrDie({"test_analysis", "computed for the IR as it is", nullptr,
+                     /*dropped_by_any_change=*/true});
+  return property;
+}
 
 // A pass built from a lambda, recording that it ran.
 class LambdaPass : public Pass {
@@ -64,12 +99,13 @@ class PassManagerTest : public ::testing::Test {
 };
 
 TEST_F(PassManagerTest, RunsPassesInOrderAndUpdatesProperties) {
+  MarkedProperty();
   PassInfo& first = Define("first");
-  first.produced = {Property::kOutlined};
+  first.produced = {kOutlinedProperty};
   PassInfo& second = Define("second");
-  second.required = {Property::kOutlined};
-  second.invalidated = {Property::kOutlined};
-  second.produced = {Property::kPreBroadcast};
+  second.required = {kOutlinedProperty};
+  second.invalidated = {kOutlinedProperty};
+  second.produced = {"test_marked"};
 
   Module module = ParseOrDie(kSmallKernelText);
   PassManagerOptions options;
@@ -79,12 +115,80 @@ TEST_F(PassManagerTest, RunsPassesInOrderAndUpdatesProperties) {
   Schedule(manager, second);
   ASSERT_TRUE(RunAll(manager, module).ok()) << AllMessages(diagnostics_);
   EXPECT_EQ(ran_, (std::vector<std::string>{"first", "second"}));
-  EXPECT_EQ(module.properties, (PropertySet{Property::kPreBroadcast}));
+  EXPECT_EQ(module.properties, (PropertySet{MarkedProperty()}));
+}
+
+TEST_F(PassManagerTest, UnknownPropertyInAContractIsReportedAtThePass) {
+  PassInfo& odd = Define("odd");
+  odd.required = {"test_never_registered"};
+  Module module = ParseOrDie(kSmallKernelText);
+  PassManager manager({});
+  Schedule(manager, odd);
+  EXPECT_FALSE(RunAll(manager, module).ok());
+  EXPECT_TRUE(ran_.empty());
+  std::vector<Diagnostic> errors = Errors(diagnostics_);
+  ASSERT_EQ(errors.size(), 1u) << AllMessages(diagnostics_);
+  EXPECT_EQ(errors[0].message,
+            "pass 'odd' names unknown property 'test_never_registered'");
+  EXPECT_EQ(errors[0].loc.line, 3u);
+}
+
+TEST_F(PassManagerTest, VerifyEachRunsThePluginsRegisteredVerifier) {
+  TaggedProperty();
+  PassInfo& liar = Define("claims-tagged");
+  liar.produced = {"test_tagged"};
+  PassInfo& tagger = Define("tags", [](Module& module, PassContext&) {
+    for (Function& function : module.functions) {
+      function.attrs.push_back(Attr{"tagged", true});
+    }
+    return true;
+  });
+  tagger.produced = {TaggedProperty()};
+
+  Module module = ParseOrDie(kSmallKernelText);
+  PassManager manager({});
+  Schedule(manager, liar);
+  EXPECT_FALSE(RunAll(manager, module).ok());
+  std::vector<Diagnostic> errors = Errors(diagnostics_);
+  ASSERT_GE(errors.size(), 2u) << AllMessages(diagnostics_);
+  EXPECT_EQ(errors[0].message,
+            "the IR after pass 'claims-tagged' fails verification "
+            "(properties checked: test_tagged)");
+  EXPECT_NE(errors[1].message.find("function is not tagged"), std::string::npos)
+      << errors[1].message;
+
+  Module fresh = ParseOrDie(kSmallKernelText);
+  PassManager honest({});
+  Schedule(honest, tagger);
+  EXPECT_TRUE(RunAll(honest, fresh).ok()) << AllMessages(diagnostics_);
+  EXPECT_TRUE(fresh.properties.Contains(TaggedProperty()));
+}
+
+TEST_F(PassManagerTest, AnAnalysisPropertyIsDroppedByAPassThatChangesTheIr) {
+  PassInfo& analyze = Define("analyze");
+  analyze.produced = {AnalysisProperty(), MarkedProperty()};
+  PassInfo& look = Define("look");  // changes nothing
+  PassInfo& change = Define(
+      "change",
+      [](Module&, PassContext&) -> absl::StatusOr<bool> { return true; });
+
+  Module module = ParseOrDie(kSmallKernelText);
+  PassManager manager({});
+  Schedule(manager, analyze);
+  Schedule(manager, look);
+  ASSERT_TRUE(RunAll(manager, module).ok()) << AllMessages(diagnostics_);
+  EXPECT_EQ(module.properties,
+            (PropertySet{AnalysisProperty(), MarkedProperty()}));
+
+  PassManager changing({});
+  Schedule(changing, change);
+  ASSERT_TRUE(RunAll(changing, module).ok()) << AllMessages(diagnostics_);
+  EXPECT_EQ(module.properties, (PropertySet{MarkedProperty()}));
 }
 
 TEST_F(PassManagerTest, MissingRequiredPropertyIsReportedAndPassDoesNotRun) {
   PassInfo& needs = Define("needs-ssa");
-  needs.required = {Property::kSSA};
+  needs.required = {kSsaProperty};
   Module module = ParseOrDie(kSmallKernelText);
   PassManager manager({});
   Schedule(manager, needs);
@@ -105,7 +209,7 @@ TEST_F(PassManagerTest, MissingRequiredPropertyIsReportedAndPassDoesNotRun) {
 TEST_F(PassManagerTest, PassThatBreaksAClaimedPropertyIsCaught) {
   // Claims SSA on a kernel that reassigns `v`.
   PassInfo& liar = Define("liar");
-  liar.produced = {Property::kSSA};
+  liar.produced = {kSsaProperty};
   PassInfo& after = Define("after");
   Module module = ParseOrDie(kSmallKernelText);
   PassManager manager({});
@@ -127,14 +231,14 @@ TEST_F(PassManagerTest, PassThatBreaksAClaimedPropertyIsCaught) {
 
 TEST_F(PassManagerTest, NoVerifyEachLetsABrokenClaimThrough) {
   PassInfo& liar = Define("liar");
-  liar.produced = {Property::kSSA};
+  liar.produced = {kSsaProperty};
   Module module = ParseOrDie(kSmallKernelText);
   PassManagerOptions options;
   options.verify_each = false;
   PassManager manager(options);
   Schedule(manager, liar);
   EXPECT_TRUE(RunAll(manager, module).ok());
-  EXPECT_TRUE(module.properties.Contains(Property::kSSA));
+  EXPECT_TRUE(module.properties.Contains(kSsaProperty));
 }
 
 TEST_F(PassManagerTest, UserFailureStopsThePipeline) {

@@ -45,8 +45,8 @@ TEST_F(PluginLoaderTest, LoadsTheTestPluginAndItsRegistrations) {
   EXPECT_EQ(plugin.version, "1.2.3");
   EXPECT_EQ(plugin.path, TESSERA_TEST_PLUGIN);
   ASSERT_NE(registry_.FindPass("test-tag"), nullptr);
-  EXPECT_EQ(registry_.FindPass("test-break-ssa")->produced,
-            (PropertySet{Property::kSSA}));
+  EXPECT_EQ(ResolveProperties(registry_.FindPass("test-break-ssa")->produced),
+            (PropertySet{kSsaProperty}));
   ASSERT_NE(registry_.FindFrontend("test-frontend"), nullptr);
   EXPECT_EQ(registry_.FindFrontendForExtension(".tst"),
             registry_.FindFrontend("test-frontend"));

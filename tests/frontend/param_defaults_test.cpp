@@ -63,20 +63,5 @@ TEST(ParamDefaults, ExpressionDefaultIsAnError) {
       << r.diagnostics;
 }
 
-TEST(PythonFloatRepr, MatchesPythonRepr) {
-  EXPECT_EQ(PythonFloatRepr(1e-5), "1e-05");
-  EXPECT_EQ(PythonFloatRepr(1e-4), "0.0001");
-  EXPECT_EQ(PythonFloatRepr(1.0), "1.0");
-  EXPECT_EQ(PythonFloatRepr(0.0), "0.0");
-  EXPECT_EQ(PythonFloatRepr(-0.0), "-0.0");
-  EXPECT_EQ(PythonFloatRepr(2.5), "2.5");
-  EXPECT_EQ(PythonFloatRepr(0.1), "0.1");
-  EXPECT_EQ(PythonFloatRepr(123456.0), "123456.0");
-  EXPECT_EQ(PythonFloatRepr(1e15), "1000000000000000.0");
-  EXPECT_EQ(PythonFloatRepr(1e16), "1e+16");
-  EXPECT_EQ(PythonFloatRepr(1.5e-7), "1.5e-07");
-  EXPECT_EQ(PythonFloatRepr(-3.25e100), "-3.25e+100");
-}
-
 }  // namespace
 }  // namespace tessera::helion_py::testing

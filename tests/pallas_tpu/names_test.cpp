@@ -36,14 +36,6 @@ TEST(Names, FreshNamesNeverCollideWithSourceNames) {
   EXPECT_NE(names.Fresh("acc_scratch"), fresh);
 }
 
-TEST(PyLiterals, FloatsRoundTrip) {
-  EXPECT_EQ(PyFloatLiteral(1.0), "1.0");
-  EXPECT_EQ(PyFloatLiteral(0.125), "0.125");
-  EXPECT_EQ(PyFloatLiteral(1e-5), "1e-05");
-  EXPECT_EQ(PyFloatLiteral(-2.5), "-2.5");
-  EXPECT_EQ(PyFloatLiteral(1.0 / 0.0), "float(\"inf\")");
-}
-
 TEST(PyLines, IndentsNestedBlocks) {
   PyLines inner;
   inner.Line("x = 1");

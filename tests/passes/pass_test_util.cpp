@@ -44,10 +44,10 @@ absl::StatusOr<bool> RunPass(std::string_view name, Module& module,
   PropertySet produced;
   absl::StatusOr<bool> changed;
   if (name == "ssa") {
-    produced = {Property::kSSA};
+    produced = {kSsaProperty};
   } else if (name == "outline") {
-    required = {Property::kSSA};
-    produced = {Property::kOutlined, Property::kSSA};
+    required = {kSsaProperty};
+    produced = {kOutlinedProperty, kSsaProperty};
   } else {
     return absl::InvalidArgumentError(fmt::format("unknown pass '{}'", name));
   }

@@ -171,7 +171,7 @@ TEST_P(EveryInput, OutlineVerifiesWithoutFreeVariables) {
   Module module = AfterPipeline(GetParam(), {"ssa", "outline"});
   ExpectVerifies(module, "after ssa, outline");
   DiagnosticEngine diagnostics;
-  EXPECT_TRUE(VerifyProperty(module, Property::kOutlined, diagnostics).ok())
+  EXPECT_TRUE(VerifyProperty(module, kOutlinedProperty, diagnostics).ok())
       << diagnostics.RenderAll();
   EXPECT_EQ(module.functions.size(), 2 * kernels);
   for (const Function& function : module.functions) {
@@ -501,7 +501,7 @@ func kernel @k(x: ref<f32[m, 128]>) -> (ref<f32[m, 128]>) @1:1 {
 }
 )",
                         "no_grid.tir");
-  module.properties.Insert(Property::kSSA);
+  module.properties.Insert(kSsaProperty);
   DiagnosticEngine diagnostics;
   absl::StatusOr<bool> result = OutlineKernels(module, diagnostics);
   EXPECT_FALSE(result.ok());

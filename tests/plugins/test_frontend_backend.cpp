@@ -78,7 +78,7 @@ void RegisterTestFrontendAndBackends(PluginRegistrar& registrar) {
   BackendInfo ssa_backend = backend;
   ssa_backend.name = "test-ssa-backend";
   ssa_backend.description = "writes the IR as text; requires SSA";
-  ssa_backend.required = {Property::kSSA};
+  ssa_backend.required = {kSsaProperty};
   registrar.AddBackend(std::move(ssa_backend));
 }
 

@@ -139,23 +139,30 @@ void RegisterTestPasses(PluginRegistrar& registrar) {
   PassInfo break_ssa;
   break_ssa.name = "test-break-ssa";
   break_ssa.description = "claims to produce SSA but defines a name twice";
-  break_ssa.produced = {Property::kSSA};
+  break_ssa.produced = {kSsaProperty};
   break_ssa.create = Factory<BreakSsaPass>();
   registrar.AddPass(std::move(break_ssa));
 
   PassInfo claim_ssa;
   claim_ssa.name = "test-claim-ssa";
   claim_ssa.description = "declares SSA (for inputs already in SSA form)";
-  claim_ssa.produced = {Property::kSSA};
+  claim_ssa.produced = {kSsaProperty};
   claim_ssa.create = Factory<NoOpPass>();
   registrar.AddPass(std::move(claim_ssa));
 
   PassInfo needs_outlined;
   needs_outlined.name = "test-needs-outlined";
   needs_outlined.description = "requires the outlined property";
-  needs_outlined.required = {Property::kOutlined};
+  needs_outlined.required = {kOutlinedProperty};
   needs_outlined.create = Factory<NoOpPass>();
   registrar.AddPass(std::move(needs_outlined));
+
+  PassInfo names_unknown;
+  names_unknown.name = "test-names-unknown-property";
+  names_unknown.description = "requires a property no plugin registers";
+  names_unknown.required = {"test_no_such_property"};
+  names_unknown.create = Factory<NoOpPass>();
+  registrar.AddPass(std::move(names_unknown));
 
   PassInfo user_error;
   user_error.name = "test-user-error";

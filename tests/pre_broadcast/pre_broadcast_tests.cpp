@@ -1,4 +1,4 @@
-// The pre-broadcast pass in-process and the kPreBroadcast verifier. Inputs
+// The pre-broadcast pass in-process and the pre_broadcast verifier. Inputs
 // are the IR-file tests' inputs (SSA, outlined attention kernels).
 #include <fstream>
 #include <sstream>
@@ -11,6 +11,11 @@
 
 namespace tessera {
 namespace {
+
+// The plugin registers its property when it loads; in-process, the test
+// does, before any module header names it.
+[[maybe_unused]] const Property kPreBroadcastRegistered =
+    PreBroadcastProperty();
 
 std::string ReadIr(const std::string& name) {
   std::ifstream file(std::string(TESSERA_PRE_BROADCAST_IR_DIR) + "/" + name);
@@ -50,7 +55,7 @@ PassRun RunPass(const std::string& text, int64_t lanes = 128,
 std::string VerifyErrors(const Module& module) {
   DiagnosticEngine diagnostics;
   absl::Status status =
-      VerifyProperty(module, Property::kPreBroadcast, diagnostics);
+      VerifyProperty(module, PreBroadcastProperty(), diagnostics);
   return status.ok() ? "" : diagnostics.RenderAll();
 }
 
@@ -133,7 +138,7 @@ TEST(PreBroadcastPass, OtherUsesReadTheOriginalValueBack) {
       << ir;
 }
 
-// --- The kPreBroadcast verifier: one test per rule ------------------------
+// --- The pre_broadcast verifier: one test per rule ------------------------
 
 class PreBroadcastVerifier : public ::testing::Test {
  protected:

@@ -5,7 +5,9 @@
 #  3. builds tests/sdk/header_check (every header alone, ABI checks) and both
 #     example plugins against that prefix alone, then installs the examples;
 #  4. loads them with --plugin-path, compiles kernels through pipelines that
-#     use both, runs the NumPy output and compares it with the reference.
+#     use both, runs the NumPy output and compares it with the reference;
+#  5. checks that op-stats' own property (`op_counted`) is verified by
+#     verify-each through the verifier the plugin registered.
 # Every command is echoed so a failure can be replayed by hand.
 #
 # Inputs (-D): SOURCE_DIR BUILD_DIR WORK_DIR GENERATOR MAKE_PROGRAM
@@ -190,4 +192,28 @@ check_kernel(attention "ssa,outline,op-stats"
              "q_in=f32[2,4,256,64]" "k_in=f32[2,4,512,64]" "v_in=f32[2,4,512,64]")
 check_kernel(split_k_matmul "ssa,outline,op-stats" "x=f32[128,1024]" "y=f32[1024,256]")
 check_kernel(rms_norm "ssa,outline,op-stats" "x=f32[256,512]" "weight=f32[512]")
+# op-stats registers a property of its own, `op_counted`, with a verifier.
+# Verify-each runs it after the pass (the IR is checked and keeps the
+# claim) and on an input that claims it: a wrong count is caught, and only
+# because verify-each is on.
+set(_ir_dir "${WORK_DIR}/out/op_counted")
+file(MAKE_DIRECTORY "${_ir_dir}")
+run("${TESSERA}" compile "${SOURCE_DIR}/examples/add.py" --config "${CONFIG}"
+    --plugin-path "${PLUGIN_DIR}" --plugin-path "${INSTALLED_PLUGIN_DIR}"
+    --passes ssa,op-stats --timing --emit=ir -o "${_ir_dir}/counted.tir"
+    OUTPUT _log)
+expect_match("${_log}" "op-stats \\(verify\\)" "verify-each after op-stats")
+file(READ "${_ir_dir}/counted.tir" _counted)
+expect_match("${_counted}" "properties \\[ssa, op_counted\\]" "op_counted claimed")
+expect_match("${_counted}" "op_count = [0-9]+" "op_count recorded")
+string(REGEX REPLACE "op_count = [0-9]+" "op_count = 999" _miscounted "${_counted}")
+file(WRITE "${_ir_dir}/miscounted.tir" "${_miscounted}")
+set(_tir_args --config "${CONFIG}" --plugin-path "${PLUGIN_DIR}"
+    --plugin-path "${INSTALLED_PLUGIN_DIR}" --passes= --emit=ir -o -)
+run("${TESSERA}" compile "${_ir_dir}/counted.tir" ${_tir_args})
+run("${TESSERA}" compile "${_ir_dir}/miscounted.tir" ${_tir_args}
+    EXPECT_FAILURE OUTPUT _miscount)
+expect_match("${_miscount}" "op_counted: op_count is 999 but the function has [0-9]+ ops"
+             "the op_counted verifier under verify-each")
+run("${TESSERA}" compile "${_ir_dir}/miscounted.tir" ${_tir_args} --no-verify-each)
 message(STATUS "sdk test: ok")

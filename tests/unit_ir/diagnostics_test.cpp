@@ -2,7 +2,6 @@
 
 #include "gtest/gtest.h"
 #include "tessera/options.h"
-#include "tessera/properties.h"
 
 namespace tessera {
 namespace {
@@ -74,23 +73,6 @@ TEST(Diagnostics, ClosestName) {
   EXPECT_EQ(ClosestName("zzzzzz", names), "");
   EXPECT_EQ(ClosestName("x", {}), "");
   EXPECT_EQ(ClosestName("ab", {"ac", "ab"}), "ab");
-}
-
-TEST(Properties, NamesRoundTripAndSetOperations) {
-  for (int i = 0; i < static_cast<int>(Property::kNumProperties); ++i) {
-    Property p = static_cast<Property>(i);
-    auto back = PropertyByName(PropertyName(p));
-    ASSERT_TRUE(back.has_value());
-    EXPECT_EQ(*back, p);
-  }
-  EXPECT_FALSE(PropertyByName("nope").has_value());
-  PropertySet set{Property::kOutlined, Property::kSSA};
-  EXPECT_EQ(set.ToString(), "ssa, outlined");
-  EXPECT_TRUE(set.ContainsAll(PropertySet{Property::kSSA}));
-  EXPECT_FALSE(set.Contains(Property::kPreBroadcast));
-  EXPECT_EQ(set.Minus(PropertySet{Property::kSSA}).ToVector(),
-            std::vector<Property>{Property::kOutlined});
-  EXPECT_EQ(PropertySet{}.ToString(), "");
 }
 
 TEST(Options, DefaultsAndTomlSpelling) {

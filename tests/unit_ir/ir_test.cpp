@@ -117,7 +117,7 @@ TEST(Equality, DetectsEachKindOfDifference) {
   EXPECT_NE(FirstDifference(a, more).find("1 statements vs 2"),
             std::string::npos);
   Module props = base();
-  props.properties.Insert(Property::kSSA);
+  props.properties.Insert(kSsaProperty);
   EXPECT_NE(FirstDifference(a, props).find("properties"), std::string::npos);
 }
 

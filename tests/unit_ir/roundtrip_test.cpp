@@ -12,6 +12,14 @@
 namespace tessera::testing {
 namespace {
 
+// A property registered by the test, as a plugin would register its own.
+Property RoundTripTestProperty(const std::string& name) {
+  absl::StatusOr<Property> property =
+      RegisterProperty({name, "registered by roundtrip_test", nullptr});
+  EXPECT_TRUE(property.ok()) << property.status();
+  return property.value_or(Property());
+}
+
 Stmt AssignTo(std::string name, ExprPtr value, uint32_t line = 0) {
   Type type = value->type;
   return MakeAssign(Value{std::move(name), std::move(type)}, std::move(value),
@@ -148,9 +156,9 @@ TEST(RoundTrip, EveryAttributeKind) {
   };
   Module module = ModuleWith({});
   module.attrs = attrs;
-  module.properties =
-      PropertySet{Property::kSSA, Property::kOutlined, Property::kPreBroadcast,
-                  Property::kAtomicAccumulated};
+  module.properties = PropertySet{kSsaProperty, kOutlinedProperty,
+                                  RoundTripTestProperty("rt_first"),
+                                  RoundTripTestProperty("rt_second")};
   module.functions[0].attrs = attrs;
   auto expr = Op(OpKind::kAdd, Exprs(P("a"), P("b")));
   expr->attrs = attrs;
@@ -262,7 +270,7 @@ func kernel @attn(q: ref<f32[m, 64]>, m: i64) -> (f32[64]) @1:1 {
   EXPECT_EQ(loop.results.size(), 2u);
   EXPECT_EQ(loop.iter_args.size(), 2u);
   EXPECT_EQ(loop.inits.size(), 2u);
-  EXPECT_TRUE(module->properties.Contains(Property::kSSA));
+  EXPECT_TRUE(module->properties.Contains(kSsaProperty));
 }
 
 // Outlined form: a host function launching a device function.

@@ -7,7 +7,7 @@
 namespace tessera::testing {
 namespace {
 
-constexpr PropertySet kSsa = {Property::kSSA};
+constexpr PropertySet kSsa = {kSsaProperty};
 
 TEST(ControlFlowTest, IterArgsAreParallelToInits) {
   Module module = ParseTir(kSsaMatmul);

@@ -7,7 +7,7 @@
 namespace tessera::testing {
 namespace {
 
-constexpr PropertySet kSsaOutlined = {Property::kSSA, Property::kOutlined};
+constexpr PropertySet kSsaOutlined = {kSsaProperty, kOutlinedProperty};
 
 Stmt& Launch(Module& module) { return StmtAt(module, 5, 3); }
 

@@ -49,7 +49,7 @@ func kernel @k(x: ref<f32[m]>) @1:1 {
 )");
   EXPECT_TRUE(IsClean(RunVerify(module)));
   // The same use in SSA form is outside the loop that defines `last`.
-  EXPECT_TRUE(HasError(RunVerify(module, {Property::kSSA}), 5, 3,
+  EXPECT_TRUE(HasError(RunVerify(module, {kSsaProperty}), 5, 3,
                        "value 'last' is not dominated by its definition at "
                        "4:5",
                        "b = add(last, 1)"));
@@ -193,7 +193,7 @@ func kernel @k(x: i64, x: i64) @1:1 {
 TEST(NamesTest, StructuredIrMayReassignNames) {
   Module module = ParseTir(kStructuredMatmul);
   EXPECT_TRUE(IsClean(RunVerify(module)));
-  EXPECT_TRUE(HasError(RunVerify(module, {Property::kSSA}), 10, 7,
+  EXPECT_TRUE(HasError(RunVerify(module, {kSsaProperty}), 10, 7,
                        "'acc' is defined more than once in SSA form (previous "
                        "definition at 7:5)",
                        "acc = dot(a, load(y)[tk, tn], acc)"));

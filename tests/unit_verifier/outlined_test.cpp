@@ -1,4 +1,4 @@
-// Property::kOutlined: host + device functions only, one launch per host,
+// kOutlinedProperty: host + device functions only, one launch per host,
 // no free variables, no reference to another function's values.
 #include "gtest/gtest.h"
 #include "samples.h"
@@ -7,16 +7,16 @@
 namespace tessera::testing {
 namespace {
 
-constexpr PropertySet kSsaOutlined = {Property::kSSA, Property::kOutlined};
+constexpr PropertySet kSsaOutlined = {kSsaProperty, kOutlinedProperty};
 
 TEST(OutlinedTest, NoKernelFunctionsRemain) {
   Module module = ParseTir(kStructuredMatmul);
-  VerifyOutcome outcome = RunVerifyProperty(module, Property::kOutlined);
+  VerifyOutcome outcome = RunVerifyProperty(module, kOutlinedProperty);
   EXPECT_TRUE(HasError(outcome, 1, 1,
                        "kernel function @matmul is left; outlined IR has only "
                        "host and device functions",
                        "func @matmul"));
-  EXPECT_TRUE(HasError(RunVerify(module, {Property::kOutlined}), 1, 1,
+  EXPECT_TRUE(HasError(RunVerify(module, {kOutlinedProperty}), 1, 1,
                        "kernel function @matmul is left"));
 }
 
@@ -31,7 +31,7 @@ TEST(OutlinedTest, HostFunctionHasExactlyOneLaunch) {
                        "func @add"));
   host.body.stmts.erase(host.body.stmts.begin() + 3,
                         host.body.stmts.begin() + 5);
-  EXPECT_TRUE(HasError(RunVerifyProperty(module, Property::kOutlined), 1, 1,
+  EXPECT_TRUE(HasError(RunVerifyProperty(module, kOutlinedProperty), 1, 1,
                        "must contain exactly one launch, has 0"));
 }
 
@@ -46,7 +46,7 @@ TEST(OutlinedTest, DeviceFunctionHasNoFreeVariables) {
     return operands;
   }());
   assign.results[0].type = Type::Scalar(DType::kI64);
-  EXPECT_TRUE(HasError(RunVerifyProperty(module, Property::kOutlined), 8, 5,
+  EXPECT_TRUE(HasError(RunVerifyProperty(module, kOutlinedProperty), 8, 5,
                        "free variable 'm': it is neither a parameter of "
                        "@add_device nor defined in it (it is a value of "
                        "function @add)",
@@ -73,7 +73,7 @@ func device @add_device(tile_m: tile<64>, x: ref<f32[m, n]>) @5:1 {
   v: f32[64, n] = load(x)[tile_m, :] @6:3
 }
 )");
-  VerifyOutcome property = RunVerifyProperty(module, Property::kOutlined);
+  VerifyOutcome property = RunVerifyProperty(module, kOutlinedProperty);
   EXPECT_TRUE(HasError(property, 5, 1,
                        "free variable 'm': it is neither a parameter of "
                        "@add_device nor defined in it (it is a value of "
@@ -91,7 +91,7 @@ func device @add_device(tile_m: tile<64>, x: ref<f32[m, n]>) @5:1 {
 TEST(OutlinedTest, LaunchCalleeIsADeviceFunction) {
   Module module = ParseTir(kOutlinedAdd);
   FunctionNamed(module, "add_device").kind = FunctionKind::kHost;
-  VerifyOutcome outcome = RunVerifyProperty(module, Property::kOutlined);
+  VerifyOutcome outcome = RunVerifyProperty(module, kOutlinedProperty);
   EXPECT_TRUE(HasError(outcome, 5, 3,
                        "launch callee @add_device is not a device function of "
                        "the module",
@@ -103,7 +103,7 @@ TEST(OutlinedTest, DeviceFunctionsDoNotLaunch) {
   Function& host = FunctionNamed(module, "add");
   Function& device = FunctionNamed(module, "add_device");
   device.body.stmts.push_back(CloneStmt(host.body.stmts[3]));
-  EXPECT_TRUE(HasError(RunVerifyProperty(module, Property::kOutlined), 5, 3,
+  EXPECT_TRUE(HasError(RunVerifyProperty(module, kOutlinedProperty), 5, 3,
                        "launch in device function @add_device; only host "
                        "functions launch"));
   EXPECT_TRUE(HasError(RunVerify(module, kSsaOutlined), 5, 3,

@@ -1,4 +1,4 @@
-// Property::kSSA: one definition per name, dominance without Python
+// kSsaProperty: one definition per name, dominance without Python
 // scoping, values leave regions only through yield / results.
 #include "gtest/gtest.h"
 #include "samples.h"
@@ -7,7 +7,7 @@
 namespace tessera::testing {
 namespace {
 
-constexpr PropertySet kSsa = {Property::kSSA};
+constexpr PropertySet kSsa = {kSsaProperty};
 
 TEST(SsaTest, EachNameIsDefinedOnce) {
   Module module = ParseTir(R"(
@@ -24,7 +24,7 @@ func kernel @k(x: ref<f32[m]>) @1:1 {
                        "'a' is defined more than once in SSA form (previous "
                        "definition at 3:3)",
                        "a = 2"));
-  EXPECT_TRUE(HasError(RunVerifyProperty(module, Property::kSSA), 4, 3,
+  EXPECT_TRUE(HasError(RunVerifyProperty(module, kSsaProperty), 4, 3,
                        "'a' is defined more than once", "a = 2"));
 }
 

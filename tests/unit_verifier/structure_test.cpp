@@ -146,7 +146,7 @@ TEST(StructureTest, IfNeedsAConditionAndTwoRegions) {
   Module module = ParseTir(kSsaMatmul);
   Stmt& if_stmt = StmtAt(module, 14, 5);
   if_stmt.regions.pop_back();
-  EXPECT_TRUE(HasError(RunVerify(module, {Property::kSSA}), 14, 5,
+  EXPECT_TRUE(HasError(RunVerify(module, {kSsaProperty}), 14, 5,
                        "if must have a then and an else region, has 1",
                        "res = if flag"));
 }

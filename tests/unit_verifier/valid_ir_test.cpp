@@ -14,27 +14,17 @@ TEST(ValidIrTest, StructuredModulePasses) {
 
 TEST(ValidIrTest, SsaModulePassesWithAndWithoutTheSsaProperty) {
   Module module = ParseTir(kSsaMatmul);
-  EXPECT_TRUE(module.properties.Contains(Property::kSSA));
+  EXPECT_TRUE(module.properties.Contains(kSsaProperty));
   EXPECT_TRUE(IsClean(RunVerify(module)));
   EXPECT_TRUE(IsClean(RunVerify(module, module.properties)));
-  EXPECT_TRUE(IsClean(RunVerifyProperty(module, Property::kSSA)));
+  EXPECT_TRUE(IsClean(RunVerifyProperty(module, kSsaProperty)));
 }
 
 TEST(ValidIrTest, OutlinedModulePassesAllItsProperties) {
   Module module = ParseTir(kOutlinedAdd);
   EXPECT_TRUE(IsClean(RunVerify(module, module.properties)));
-  EXPECT_TRUE(IsClean(RunVerifyProperty(module, Property::kSSA)));
-  EXPECT_TRUE(IsClean(RunVerifyProperty(module, Property::kOutlined)));
-}
-
-TEST(ValidIrTest, PropertiesWithoutChecksYetAcceptValidIr) {
-  // pre-broadcast and atomic-accumulator define their checks with their
-  // passes (issue 6); until then valid IR passes.
-  Module module = ParseTir(kOutlinedAdd);
-  EXPECT_TRUE(IsClean(RunVerifyProperty(module, Property::kPreBroadcast)));
-  EXPECT_TRUE(IsClean(RunVerifyProperty(module, Property::kAtomicAccumulated)));
-  EXPECT_TRUE(IsClean(RunVerify(
-      module, {Property::kPreBroadcast, Property::kAtomicAccumulated})));
+  EXPECT_TRUE(IsClean(RunVerifyProperty(module, kSsaProperty)));
+  EXPECT_TRUE(IsClean(RunVerifyProperty(module, kOutlinedProperty)));
 }
 
 TEST(ValidIrTest, PrintedAndReparsedModulesStillVerify) {

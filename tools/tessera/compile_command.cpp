@@ -156,7 +156,8 @@ absl::StatusOr<Result> CallBackend(const Module& module,
                                    const ResolvedPipeline& pipeline,
                                    DiagnosticEngine& diagnostics, Call call) {
   const BackendInfo& info = *pipeline.backend;
-  const PropertySet missing = info.required.Minus(module.properties);
+  const PropertySet missing =
+      pipeline.backend_required.Minus(module.properties);
   if (!missing.empty()) {
     diagnostics.Error(
         "", {},

@@ -42,8 +42,12 @@ void PrintOptions(std::ostream& out, const OptionMap& options) {
 }
 
 std::string Contract(const PassInfo& info) {
-  auto list = [](PropertySet set) {
-    return set.empty() ? std::string("none") : set.ToString();
+  auto list = [](const PropertyRefs& refs) {
+    std::string names;
+    for (const PropertyRef& ref : refs) {
+      names += (names.empty() ? "" : ", ") + ref.name();
+    }
+    return names.empty() ? std::string("none") : names;
   };
   return fmt::format("requires: {}; produces: {}; invalidates: {}",
                      list(info.required), list(info.produced),

@@ -29,30 +29,32 @@ class EmitPipelineEmitter : public DeviceEmitter {
     const std::string tile = loop.vars[0].name;
     const std::string index = SanitizeIdentifier(tile);
     LoopBounds bounds = Bounds(loop);
+    const InnerLoopPlan& inner = *plan_.InnerLoop(&loop);
     std::vector<const RefPlan*> streamed = plan_.StreamedBy(&loop);
 
-    // Loop-carried values: one VMEM scratch each, initialised here.
+    // Loop-carried values: one VMEM scratch each (the plan's kCarried
+    // buffers), initialised here.
     struct Carried {
       std::string scratch;
       bool scalar = false;
       std::string dtype;
     };
     std::vector<Carried> carried;
-    for (size_t i = 0; i < loop.iter_args.size(); ++i) {
+    for (const LoopBuffer& buffer : inner.buffers) {
+      if (buffer.kind != LoopBuffer::Kind::kCarried) continue;
+      const size_t i = static_cast<size_t>(buffer.iter_arg_index);
       const Value& arg = loop.iter_args[i];
       Carried c;
       c.scalar = !arg.type.is_tensor() || arg.type.shape.empty();
       c.dtype = JnpDType(arg.type.dtype);
       Shape dims =
           c.scalar ? Shape{Dim::Static(1), Dim::Static(1)} : arg.type.shape;
-      std::vector<int64_t> sizes;
-      for (const Dim& d : dims) sizes.push_back(d.is_static() ? d.size : -1);
       c.scratch = AddScratch(
           arg.name + "_scratch",
           fmt::format("pltpu.VMEM({}, {})", HostShape(dims), c.dtype),
           VmemBuffer{fmt::format("loop-carried {} {}", arg.name,
                                  TypeToString(arg.type)),
-                     StaticBytes(sizes, arg.type.dtype), 1});
+                     buffer.bytes(), buffer.copies});
       std::string init = Emit(*loop.inits[i]);
       SetOrigins(arg.name, Origins(*loop.inits[i]));
       out.Line(fmt::format(
@@ -64,47 +66,41 @@ class EmitPipelineEmitter : public DeviceEmitter {
 
     std::string body_fn = Fresh("_" + tile + "_body");
     std::vector<std::string> block_params;
-    for (const RefPlan* ref : streamed) {
-      std::string block = Fresh(ref->name + "_block");
+    for (const LoopBuffer& buffer : inner.buffers) {
+      if (buffer.kind != LoopBuffer::Kind::kStreamedBlock) continue;
+      const RefPlan& ref = plan_.refs[buffer.ref_index];
+      std::string block = Fresh(ref.name + "_block");
       block_params.push_back(block);
-      streams_[ref->name] = StreamBinding{block + "[...]", block + "[...]"};
-      std::vector<int64_t> shape = StreamBlockShape(plan_, *ref);
-      AddVmem(VmemBuffer{
-          fmt::format("{} block of {} streamed by the loop over {}",
-                      StreamBlockTuple(*ref, false), ref->name, tile),
-          StaticBytes(shape, ref->type.dtype), 2});
+      streams_[ref.name] = StreamBinding{block + "[...]", block + "[...]"};
+      AddVmem(
+          VmemBuffer{fmt::format("{} block of {} streamed by the loop over {}",
+                                 StreamBlockTuple(ref, false), ref.name, tile),
+                     buffer.bytes(), buffer.copies});
     }
 
-    Scope scope;
-    PushScope(&scope);
-    uint32_t saved_line = last_line();
-    ResetSourceLine();
-    EnterTile(loop, index);
-    PyLines body;
-    for (size_t i = 0; i < loop.iter_args.size(); ++i) {
-      if (!Used(loop.iter_args[i].name)) continue;
-      body.Line(fmt::format("{} = {}",
-                            SanitizeIdentifier(loop.iter_args[i].name),
-                            carried[i].scalar ? carried[i].scratch + "[0, 0]"
-                                              : carried[i].scratch + "[...]"));
-    }
-    std::vector<std::vector<std::string>> result_origins;
-    bool ok = EmitBody(loop.regions[0], body, [&](const Stmt& y, PyLines& o) {
-      for (size_t i = 0; i < y.operands.size() && i < carried.size(); ++i) {
-        std::string value = Emit(*y.operands[i]);
-        result_origins.push_back(LoopResultOrigins(loop, *y.operands[i]));
+    InnerLoopBody body;
+    auto read_back = [&](PyLines& lines) {
+      for (size_t i = 0; i < loop.iter_args.size(); ++i) {
+        if (!Used(loop.iter_args[i].name)) continue;
+        lines.Line(
+            fmt::format("{} = {}", SanitizeIdentifier(loop.iter_args[i].name),
+                        carried[i].scalar ? carried[i].scratch + "[0, 0]"
+                                          : carried[i].scratch + "[...]"));
+      }
+    };
+    auto write_back = [&](const std::vector<std::string>& values, PyLines& o) {
+      for (size_t i = 0; i < values.size() && i < carried.size(); ++i) {
         o.Line(fmt::format("{}[...] = {}", carried[i].scratch,
                            carried[i].scalar
-                               ? fmt::format("jnp.full((1, 1), {}, {})", value,
-                                             carried[i].dtype)
-                               : value));
+                               ? fmt::format("jnp.full((1, 1), {}, {})",
+                                             values[i], carried[i].dtype)
+                               : values[i]));
       }
-    });
-    ExitTile(loop);
-    for (const RefPlan* ref : streamed) streams_.erase(ref->name);
-    PopScope();
-    SetSourceLine(saved_line);
-    if (!ok) return false;
+    };
+    if (!EmitInnerLoopBody(loop, index, BodyPlacement::kOwnFunction, streamed,
+                           read_back, write_back, body)) {
+      return false;
+    }
 
     std::string params;
     for (size_t i = 0; i < block_params.size(); ++i) {
@@ -113,12 +109,12 @@ class EmitPipelineEmitter : public DeviceEmitter {
     out.Blank();
     out.Line(fmt::format("def {}({}):", body_fn, params));
     out.Indent();
-    if (MentionsIdentifier(body, index)) {
+    if (MentionsIdentifier(body.lines, index)) {
       out.Line(fmt::format("{} = pl.program_id(0)", index));
     }
-    out.Append(scope.prelude);
-    out.Append(body);
-    if (body.empty() && scope.prelude.empty()) out.Line("pass");
+    out.Append(body.scope.prelude);
+    out.Append(body.lines);
+    if (body.lines.empty() && body.scope.prelude.empty()) out.Line("pass");
     out.Dedent();
     out.Blank();
 
@@ -163,10 +159,8 @@ class EmitPipelineEmitter : public DeviceEmitter {
     }
     out.Line(fmt::format(")({})", call_args));
 
+    SetLoopResultOrigins(loop, body);
     for (size_t i = 0; i < loop.results.size() && i < carried.size(); ++i) {
-      if (i < result_origins.size()) {
-        SetOrigins(loop.results[i].name, result_origins[i]);
-      }
       if (!Used(loop.results[i].name)) continue;
       out.Line(fmt::format("{} = {}", SanitizeIdentifier(loop.results[i].name),
                            carried[i].scalar ? carried[i].scratch + "[0, 0]"

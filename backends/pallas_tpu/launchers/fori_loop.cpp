@@ -9,17 +9,57 @@
 namespace tessera::pallas {
 namespace {
 
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string joined;
+  for (const std::string& name : names) {
+    joined += (joined.empty() ? "" : ", ") + name;
+  }
+  return joined;
+}
+
 class ForiLoopEmitter : public DeviceEmitter {
  public:
   using DeviceEmitter::DeviceEmitter;
+
+ private:
+  // Starts the copies a body iteration needs and waits for this one's;
+  // returns the slot its blocks are in. With prefetch, iteration `index`
+  // starts copy index+1 into the other slot first.
+  std::string CopyBlocks(PyLines& lines, const std::string& index,
+                         const std::string& count,
+                         const std::vector<std::string>& copy_fns) {
+    std::string slot = "0";
+    if (plan_.prefetch) {
+      slot = Fresh("slot");
+      lines.Line(fmt::format("{} = {} % 2", slot, index));
+      lines.Blank();
+      lines.Line(fmt::format("@pl.when({} + 1 < {})", index, count));
+      lines.Line(fmt::format("def {}():", Fresh("_prefetch_next")));
+      lines.Indent();
+      for (const std::string& copy_fn : copy_fns) {
+        lines.Line(
+            fmt::format("{}({} + 1, 1 - {}).start()", copy_fn, index, slot));
+      }
+      lines.Dedent();
+      lines.Blank();
+    } else {
+      for (const std::string& copy_fn : copy_fns) {
+        lines.Line(fmt::format("{}({}, 0).start()", copy_fn, index));
+      }
+    }
+    for (const std::string& copy_fn : copy_fns) {
+      lines.Line(fmt::format("{}({}, {}).wait()", copy_fn, index, slot));
+    }
+    return slot;
+  }
 
  protected:
   bool EmitInnerLoop(const Stmt& loop, PyLines& out) override {
     const std::string tile = loop.vars[0].name;
     const std::string index = SanitizeIdentifier(tile);
-    const bool prefetch = options_.prefetch;
-    const int slots = prefetch ? 2 : 1;
+    const bool prefetch = plan_.prefetch;
     LoopBounds bounds = Bounds(loop);
+    const InnerLoopPlan& inner = *plan_.InnerLoop(&loop);
     std::vector<const RefPlan*> streamed = plan_.StreamedBy(&loop);
 
     std::string count = bounds.trip;
@@ -28,26 +68,28 @@ class ForiLoopEmitter : public DeviceEmitter {
       out.Line(fmt::format("{} = {}", count, bounds.trip));
     }
     std::string sems;
-    if (!streamed.empty()) {
-      sems = AddScratch(tile + "_sems",
-                        fmt::format("pltpu.SemaphoreType.DMA(({}, {}))",
-                                    streamed.size(), slots),
-                        VmemBuffer{"DMA semaphores", 0, 1});
-    }
     std::vector<std::string> copy_fns, buffers;
-    for (size_t j = 0; j < streamed.size(); ++j) {
-      const RefPlan& ref = *streamed[j];
-      std::vector<int64_t> shape = StreamBlockShape(plan_, ref);
+    size_t j = 0;  // the copy's row in the semaphore array
+    for (const LoopBuffer& plan_buffer : inner.buffers) {
+      if (plan_buffer.kind == LoopBuffer::Kind::kSemaphores) {
+        sems =
+            AddScratch(tile + "_sems",
+                       fmt::format("pltpu.SemaphoreType.DMA(({}, {}))",
+                                   plan_buffer.shape[0], plan_buffer.shape[1]),
+                       VmemBuffer{"DMA semaphores", 0, 1});
+        continue;
+      }
+      const RefPlan& ref = plan_.refs[plan_buffer.ref_index];
       std::string block = StreamBlockTuple(ref, true);
       std::string dims = block.substr(1, block.size() - 2);
       if (!dims.empty() && dims.back() == ',') dims.pop_back();
       std::string buffer = AddScratch(
           ref.name + "_buffer",
-          fmt::format("pltpu.VMEM(({}, {}), {})", slots, dims,
+          fmt::format("pltpu.VMEM(({}, {}), {})", plan_buffer.copies, dims,
                       JnpDType(ref.type.dtype)),
           VmemBuffer{fmt::format("{} buffer of {} for the loop over {}",
                                  StreamBlockTuple(ref, false), ref.name, tile),
-                     StaticBytes(shape, ref.type.dtype), slots});
+                     plan_buffer.bytes(), plan_buffer.copies});
       buffers.push_back(buffer);
       std::string copy_fn = Fresh("_" + ref.name + "_copy");
       copy_fns.push_back(copy_fn);
@@ -67,6 +109,7 @@ class ForiLoopEmitter : public DeviceEmitter {
       out.Dedent();
       out.Dedent();
       out.Blank();
+      ++j;
     }
     if (prefetch) {
       for (const std::string& copy_fn : copy_fns) {
@@ -74,114 +117,61 @@ class ForiLoopEmitter : public DeviceEmitter {
       }
     }
 
-    std::vector<std::string> args, inits;
-    for (size_t i = 0; i < loop.iter_args.size(); ++i) {
-      args.push_back(SanitizeIdentifier(loop.iter_args[i].name));
-      inits.push_back(Emit(*loop.inits[i]));
-      SetOrigins(loop.iter_args[i].name, Origins(*loop.inits[i]));
-    }
+    const LoopCarry carry = EmitLoopInits(loop);
+    const std::vector<std::string>& args = carry.names;
     std::string carry_param = args.size() == 1 ? args[0] : Fresh("carry");
 
-    Scope scope;
-    PushScope(&scope);
-    uint32_t saved_line = last_line();
-    ResetSourceLine();
-    EnterTile(loop, index);
-    PyLines body;
-    if (args.size() > 1) {
-      std::string lhs;
-      for (size_t i = 0; i < args.size(); ++i) lhs += (i ? ", " : "") + args[i];
-      body.Line(fmt::format("{} = {}", lhs, carry_param));
-    }
-    std::string slot = "0";
-    if (!streamed.empty()) {
-      if (prefetch) {
-        slot = Fresh("slot");
-        body.Line(fmt::format("{} = {} % 2", slot, index));
-        body.Blank();
-        body.Line(fmt::format("@pl.when({} + 1 < {})", index, count));
-        body.Line(fmt::format("def {}():", Fresh("_prefetch_next")));
-        body.Indent();
-        for (const std::string& copy_fn : copy_fns) {
-          body.Line(
-              fmt::format("{}({} + 1, 1 - {}).start()", copy_fn, index, slot));
-        }
-        body.Dedent();
-        body.Blank();
-      } else {
-        for (const std::string& copy_fn : copy_fns) {
-          body.Line(fmt::format("{}({}, 0).start()", copy_fn, index));
-        }
+    // The head of the body: unpack the carry, start the next copy and wait
+    // for this one; the streamed refs then read the slot it landed in.
+    auto unpack_and_copy = [&](PyLines& lines) {
+      if (args.size() > 1) {
+        lines.Line(fmt::format("{} = {}", JoinNames(args), carry_param));
       }
-      for (const std::string& copy_fn : copy_fns) {
-        body.Line(fmt::format("{}({}, {}).wait()", copy_fn, index, slot));
+      const std::string slot =
+          streamed.empty() ? "0" : CopyBlocks(lines, index, count, copy_fns);
+      for (size_t j = 0; j < streamed.size(); ++j) {
+        std::string value = fmt::format("{}[{}]", buffers[j], slot);
+        streams_[streamed[j]->name] = StreamBinding{value, value};
       }
-    }
-    for (size_t j = 0; j < streamed.size(); ++j) {
-      std::string value = fmt::format("{}[{}]", buffers[j], slot);
-      streams_[streamed[j]->name] = StreamBinding{value, value};
-    }
-    std::vector<std::vector<std::string>> result_origins;
+    };
     bool returned = false;
-    bool ok = EmitBody(loop.regions[0], body, [&](const Stmt& y, PyLines& o) {
-      std::vector<std::string> values;
-      for (const ExprPtr& v : y.operands) {
-        values.push_back(Emit(*v));
-        result_origins.push_back(LoopResultOrigins(loop, *v));
-      }
-      std::string text;
-      for (size_t i = 0; i < values.size(); ++i) {
-        text += (i ? ", " : "") + values[i];
-      }
+    auto return_carry = [&](const std::vector<std::string>& values,
+                            PyLines& o) {
+      std::string text = JoinNames(values);
       if (values.size() > 1) text = "(" + text + ")";
       o.Line(values.empty() ? fmt::format("return {}", carry_param)
                             : "return " + text);
       returned = true;
-    });
-    ExitTile(loop);
-    for (const RefPlan* ref : streamed) streams_.erase(ref->name);
-    PopScope();
-    SetSourceLine(saved_line);
-    if (!ok) return false;
-    if (!returned) body.Line(fmt::format("return {}", carry_param));
+    };
+    InnerLoopBody body;
+    if (!EmitInnerLoopBody(loop, index, BodyPlacement::kOwnFunction, streamed,
+                           unpack_and_copy, return_carry, body)) {
+      return false;
+    }
+    if (!returned) body.lines.Line(fmt::format("return {}", carry_param));
 
     std::string body_fn = Fresh("_" + tile + "_body");
     out.Blank();
     out.Line(fmt::format("def {}({}, {}):", body_fn, index, carry_param));
     out.Indent();
-    out.Append(scope.prelude);
-    out.Append(body);
+    out.Append(body.scope.prelude);
+    out.Append(body.lines);
     out.Dedent();
     out.Blank();
 
-    std::string init = args.empty() ? "None" : inits[0];
-    if (args.size() > 1) {
-      init = "(";
-      for (size_t i = 0; i < inits.size(); ++i) {
-        init += (i ? ", " : "") + inits[i];
-      }
-      init += ")";
-    }
+    std::string init = args.empty() ? "None" : carry.inits[0];
+    if (args.size() > 1) init = "(" + JoinNames(carry.inits) + ")";
     std::string call =
         fmt::format("jax.lax.fori_loop(0, {}, {}, {})", count, body_fn, init);
     std::vector<std::string> results;
     bool any_used = false;
+    SetLoopResultOrigins(loop, body);
     for (size_t i = 0; i < loop.results.size(); ++i) {
-      if (i < result_origins.size()) {
-        SetOrigins(loop.results[i].name, result_origins[i]);
-      }
       results.push_back(SanitizeIdentifier(loop.results[i].name));
       if (Used(loop.results[i].name)) any_used = true;
     }
-    if (!any_used) {
-      out.Line(call);
-    } else {
-      std::string lhs;
-      for (size_t i = 0; i < results.size(); ++i) {
-        lhs += (i ? ", " : "") + results[i];
-      }
-      out.Line(fmt::format("{} = {}", lhs, call));
-    }
+    out.Line(any_used ? fmt::format("{} = {}", JoinNames(results), call)
+                      : call);
     return true;
   }
 };

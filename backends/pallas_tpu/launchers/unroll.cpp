@@ -22,40 +22,28 @@ class UnrollEmitter : public DeviceEmitter {
                    "or the bounds of an enclosing tile); use emit_pipeline or "
                    "fori_loop");
     }
-    std::vector<std::string> args, inits;
-    for (size_t i = 0; i < loop.iter_args.size(); ++i) {
-      args.push_back(SanitizeIdentifier(loop.iter_args[i].name));
-      inits.push_back(Emit(*loop.inits[i]));
-      SetOrigins(loop.iter_args[i].name, Origins(*loop.inits[i]));
-    }
-    if (!args.empty()) out.Line(TupleAssign(args, inits));
+    const LoopCarry carry = EmitLoopInits(loop);
+    if (!carry.names.empty()) out.Line(TupleAssign(carry.names, carry.inits));
     std::string index = SanitizeIdentifier(loop.vars[0].name);
     out.Line(fmt::format("for {} in range({}):", index, bounds.trip));
     out.Indent();
-    EnterTile(loop, index);
-    PyLines body;
-    std::vector<std::vector<std::string>> result_origins;
-    bool ok = EmitBody(loop.regions[0], body, [&](const Stmt& y, PyLines& o) {
-      std::vector<std::string> values;
-      for (const ExprPtr& v : y.operands) {
-        values.push_back(Emit(*v));
-        result_origins.push_back(LoopResultOrigins(loop, *v));
-      }
-      if (!args.empty()) o.Line(TupleAssign(args, values));
-    });
-    ExitTile(loop);
+    InnerLoopBody body;
+    bool ok = EmitInnerLoopBody(
+        loop, index, BodyPlacement::kInline, {}, nullptr,
+        [&](const std::vector<std::string>& values, PyLines& o) {
+          if (!carry.names.empty()) o.Line(TupleAssign(carry.names, values));
+        },
+        body);
     if (!ok) return false;
-    if (body.empty()) body.Line("pass");
-    out.Append(body);
+    if (body.lines.empty()) body.lines.Line("pass");
+    out.Append(body.lines);
     out.Dedent();
+    SetLoopResultOrigins(loop, body);
     std::vector<std::string> results, sources;
     for (size_t i = 0; i < loop.results.size(); ++i) {
-      if (i < result_origins.size()) {
-        SetOrigins(loop.results[i].name, result_origins[i]);
-      }
       if (!Used(loop.results[i].name)) continue;
       results.push_back(SanitizeIdentifier(loop.results[i].name));
-      sources.push_back(args[i]);
+      sources.push_back(carry.names[i]);
     }
     if (!results.empty()) out.Line(TupleAssign(results, sources));
     return true;

@@ -1,7 +1,7 @@
 // The backend interface: a module that has the backend's required
-// properties in, generated files out (one Python module per kernel for the
-// Pallas backend). User errors (e.g. a block shape that is not TPU-legal) go
-// to ctx.diagnostics() with a location and Emit returns a non-OK status.
+// properties in, generated files out (e.g. one Python module per kernel).
+// User errors (e.g. a block shape the target cannot run) go to
+// ctx.diagnostics() with a location and Emit returns a non-OK status.
 //
 // Lifetime and threading: the core calls `create` each time it runs this
 // backend (possibly several times per process) and destroys the object right
@@ -46,7 +46,7 @@ class BackendContext {
 };
 
 struct EmittedFile {
-  std::string name;  // suggested file name, e.g. "attention_pallas.py"
+  std::string name;  // suggested file name, e.g. "attention_<backend>.py"
   std::string contents;
 };
 
@@ -70,7 +70,7 @@ class Backend {
 struct BackendInfo {
   std::string name;
   std::string description;
-  PropertySet required;
+  PropertyRefs required;  // by handle or name, as PassInfo's
   std::vector<OptionSpec> options;
   std::function<std::unique_ptr<Backend>()> create;
 };

@@ -61,9 +61,11 @@ class Pass {
 struct PassInfo {
   std::string name;  // as written in configs and --passes
   std::string description;
-  PropertySet required;
-  PropertySet produced;
-  PropertySet invalidated;
+  // The contract, by property handle or name (see PropertyRef); names are
+  // resolved when the pipeline is resolved.
+  PropertyRefs required;
+  PropertyRefs produced;
+  PropertyRefs invalidated;
   std::vector<OptionSpec> options;
   std::function<std::unique_ptr<Pass>()> create;
 };

@@ -1,7 +1,7 @@
 // What every plugin may know about the pipeline it runs in: which frontend,
 // passes and backend were chosen and with which options. Passes use it to
-// adapt to the backend (e.g. `pre-broadcast` is a no-op when the Pallas
-// launcher is `unroll`) without knowing any other plugin by name.
+// adapt to the backend (e.g. a pass that is a no-op under one of the
+// backend's launchers) without knowing any other plugin by name.
 #pragma once
 
 #include <map>
@@ -16,7 +16,8 @@ struct KernelSpecialization {
   // Argument name -> type spelling as written by the user, e.g.
   // "bf16[1024, 512]" or "f32[m, k]". The frontend parses it (ParseType).
   std::map<std::string, std::string> args;
-  // Block sizes in Helion order: one per hl.tile dim, outer before inner.
+  // Block sizes in the kernel's order: one per tile-loop dim, outer before
+  // inner.
   std::vector<int64_t> block_sizes;
 };
 
@@ -24,7 +25,7 @@ struct PipelineInfo {
   std::string frontend;
   std::vector<std::string> passes;
   std::string backend;
-  // Resolved options of the chosen backend (e.g. "launcher", "tpu").
+  // Resolved options of the chosen backend (as the backend declares them).
   OptionMap backend_options;
   // Per-kernel specialization by kernel name; "*" applies to every kernel.
   std::map<std::string, KernelSpecialization> kernels;

@@ -6,8 +6,8 @@
 // returning a pointer to a static, versioned info struct (as LLVM's
 // llvmGetPassPluginInfo does). The loader checks abi_version against
 // TESSERA_PLUGIN_ABI_VERSION, then calls register_plugin once with a
-// registrar through which the plugin adds frontends, passes and backends by
-// name.
+// registrar through which the plugin adds frontends, passes, backends and
+// properties by name.
 //
 // Rules for plugin authors:
 //  - Use TESSERA_PLUGIN(...) below rather than writing the entry by hand.
@@ -29,9 +29,11 @@
 //
 // What a plugin implements: one or more of Frontend (frontend.h), Pass
 // (pass.h) and Backend (backend.h), each with an *Info struct naming it and
-// giving a `create` factory. Build it out of tree with the installed package:
-// find_package(Tessera) + tessera_add_plugin(...) (see sdk/README.md and the
-// examples in sdk/examples).
+// giving a `create` factory; and the properties its passes produce
+// (properties.h), each with a description and a verifier that verify-each
+// runs whenever a module claims the property. Build it out of tree with the
+// installed package: find_package(Tessera) + tessera_add_plugin(...) (see
+// sdk/README.md and the examples in sdk/examples).
 #pragma once
 
 #include <cstdint>
@@ -52,6 +54,13 @@ class PluginRegistrar {
   virtual void AddFrontend(FrontendInfo info) = 0;
   virtual void AddPass(PassInfo info) = 0;
   virtual void AddBackend(BackendInfo info) = 0;
+  // Registers a property right away (the handle goes into this plugin's
+  // contracts) and returns its handle; on a conflict with an already
+  // registered property it records why (as Fail does) and returns an
+  // invalid handle, and the registration callback should return false.
+  // Registering the same name and description again returns the same
+  // handle.
+  virtual Property AddProperty(PropertyInfo info) = 0;
   // Records why registration failed; the loader reports it.
   virtual void Fail(std::string message) = 0;
 };

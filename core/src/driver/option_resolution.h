@@ -13,7 +13,7 @@
 
 namespace tessera {
 
-// `owner` names the plugin entry in messages, e.g. "pass 'pre-broadcast'".
+// `owner` names the plugin entry in messages, e.g. "pass 'outline'".
 // Unknown keys (with "did you mean"), wrong types and values outside the
 // declared choices are reported at the key or value; nullopt when any was.
 // Later entries of `given` override earlier ones (command line over config).

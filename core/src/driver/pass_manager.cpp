@@ -27,6 +27,16 @@ std::string PropertiesOrNone(PropertySet properties) {
   return properties.empty() ? std::string("none") : properties.ToString();
 }
 
+// The analysis-like properties of `properties`, which hold only for the IR
+// they were computed on.
+PropertySet DroppedByAnyChange(PropertySet properties) {
+  PropertySet dropped;
+  for (Property property : properties.ToVector()) {
+    if (property.info().dropped_by_any_change) dropped.Insert(property);
+  }
+  return dropped;
+}
+
 }  // namespace
 
 std::string FormatTimingReport(const std::vector<TimingEntry>& entries) {
@@ -77,7 +87,18 @@ absl::Status PassManager::RunOne(const ResolvedPass& pass, Module& module,
                                  const PipelineInfo& pipeline,
                                  DiagnosticEngine& diagnostics) {
   const PassInfo& info = *pass.info;
-  const PropertySet missing = info.required.Minus(module.properties);
+  std::vector<std::string> unknown;
+  const PropertyContract contract = ResolveContract(info, &unknown);
+  if (!unknown.empty()) {
+    // Pipeline resolution reports these at the config; this catches a pass
+    // added by hand.
+    diagnostics.Error(pass.file, pass.loc,
+                      fmt::format("pass '{}' names unknown property '{}'",
+                                  info.name, unknown.front()));
+    return absl::FailedPreconditionError(
+        fmt::format("pass '{}' names unknown properties", info.name));
+  }
+  const PropertySet missing = contract.required.Minus(module.properties);
   if (!missing.empty()) {
     Diagnostic& error = diagnostics.Error(
         pass.file, pass.loc,
@@ -128,8 +149,9 @@ absl::Status PassManager::RunOne(const ResolvedPass& pass, Module& module,
         fmt::format("pass '{}' reported errors", info.name));
   }
 
-  module.properties =
-      module.properties.Minus(info.invalidated).Union(info.produced);
+  PropertySet kept = module.properties.Minus(contract.invalidated);
+  if (*result) kept = kept.Minus(DroppedByAnyChange(kept));
+  module.properties = kept.Union(contract.produced);
 
   if (ShouldPrintAfter(info.name)) {
     std::ostream& out =

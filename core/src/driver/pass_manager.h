@@ -1,6 +1,8 @@
 // Runs a pipeline of passes over a module, enforcing their contracts:
 //  - before a pass: the module has every property the pass requires;
 //  - after it: module.properties = (properties - invalidated) | produced,
+//    where a pass that changed the IR also drops the properties registered
+//    as dropped_by_any_change (analysis results) it does not produce,
 //    and with verify-each the verifier checks the IR and every property the
 //    module now claims, so a pass that claims a property it breaks is
 //    caught right there;

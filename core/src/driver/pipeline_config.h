@@ -6,7 +6,7 @@
 //   [pipeline]            frontend, passes, backend, plugin_paths
 //   [frontend.NAME]       options of a frontend
 //   [passes.NAME]         options of a pass
-//   [backend.NAME]        options of a backend (launcher, tpu, ...)
+//   [backend.NAME]        options of a backend (whatever it declares)
 //   [kernels.NAME]        block_sizes = [..]   (NAME "*" = every kernel)
 //   [kernels.NAME.args]   x = "bf16[1024, 512]"
 #pragma once

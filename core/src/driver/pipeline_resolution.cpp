@@ -55,6 +55,25 @@ class Resolver {
     diagnostics_.Error(name.file, name.loc, std::move(message));
   }
 
+  // "pass 'x' names unknown property 'y'; did you mean 'z'?" at the place
+  // the pass (or backend) is named.
+  void ReportUnknownProperties(std::string_view kind, std::string_view name,
+                               const std::vector<std::string>& unknown,
+                               const std::string& file, SourceLoc loc) {
+    const std::vector<std::string> known = RegisteredPropertyNames();
+    for (const std::string& property : unknown) {
+      std::string message = fmt::format("{} '{}' names unknown property '{}'",
+                                        kind, name, property);
+      const std::string closest = ClosestName(property, known);
+      if (!closest.empty()) {
+        message += fmt::format("; did you mean '{}'?", closest);
+      } else {
+        message += " (no loaded plugin registers it)";
+      }
+      diagnostics_.Error(file, loc, std::move(message));
+    }
+  }
+
   const OptionSection* SectionFor(const std::vector<OptionSection>& sections,
                                   std::string_view name) {
     for (const OptionSection& section : sections) {
@@ -163,6 +182,9 @@ class Resolver {
         UnknownName("pass", name, known, flag);
         continue;
       }
+      std::vector<std::string> unknown;
+      ResolveContract(*info, &unknown);
+      ReportUnknownProperties("pass", name.value, unknown, name.file, name.loc);
       ResolvedPass pass;
       pass.info = info;
       pass.file = name.file;
@@ -230,6 +252,11 @@ class Resolver {
     }
     if (backend != nullptr) {
       pipeline.backend = backend;
+      std::vector<std::string> unknown;
+      pipeline.backend_required =
+          ResolveProperties(backend->required, &unknown);
+      ReportUnknownProperties("backend", backend->name, unknown,
+                              config_.backend->file, config_.backend->loc);
       std::optional<OptionMap> options = ResolveOptions(
           backend->options, given, fmt::format("backend '{}'", backend->name),
           diagnostics_);
@@ -270,6 +297,15 @@ class Resolver {
 };
 
 }  // namespace
+
+PropertyContract ResolveContract(const PassInfo& info,
+                                 std::vector<std::string>* unknown) {
+  PropertyContract contract;
+  contract.required = ResolveProperties(info.required, unknown);
+  contract.produced = ResolveProperties(info.produced, unknown);
+  contract.invalidated = ResolveProperties(info.invalidated, unknown);
+  return contract;
+}
 
 absl::StatusOr<ResolvedPipeline> ResolvePipeline(
     const PipelineConfig& config, const PipelineOverrides& overrides,

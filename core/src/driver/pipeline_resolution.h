@@ -1,7 +1,9 @@
 // Turns a parsed config plus command-line overrides into a runnable
 // pipeline: every named frontend, pass and backend looked up in the plugin
-// registry ("unknown pass 'x'; did you mean 'y'?" at its location) and every
-// option checked against its plugin's declarations.
+// registry ("unknown pass 'x'; did you mean 'y'?" at its location), every
+// property their contracts name looked up in the property registry (an
+// unknown one reported where the pass or backend is named) and every option
+// checked against its plugin's declarations.
 #pragma once
 
 #include <optional>
@@ -17,11 +19,11 @@
 
 namespace tessera {
 
-// A backend option set on the command line (--launcher, --tpu, ...): it
-// overrides the config's value and its errors name the flag.
+// A backend option set on the command line (--launcher, ...): it overrides
+// the config's value and its errors name the flag.
 struct BackendOptionOverride {
   std::string key;    // "launcher"
-  std::string value;  // "fori_loop"
+  std::string value;  // one of the values the backend declares
   std::string flag;   // "--launcher"
 };
 
@@ -43,6 +45,16 @@ struct ResolveRequest {
   bool need_backend = false;
 };
 
+// A pass's or backend's contract with every property name resolved.
+struct PropertyContract {
+  PropertySet required;
+  PropertySet produced;
+  PropertySet invalidated;
+};
+// The names no property is registered under go to `unknown` (when given).
+PropertyContract ResolveContract(const PassInfo& info,
+                                 std::vector<std::string>* unknown = nullptr);
+
 struct ResolvedPass {
   const PassInfo* info = nullptr;
   OptionMap options;
@@ -58,6 +70,7 @@ struct ResolvedPipeline {
   OptionMap frontend_options;
   std::vector<ResolvedPass> passes;
   const BackendInfo* backend = nullptr;  // null when not needed/loaded
+  PropertySet backend_required;
 };
 
 absl::StatusOr<ResolvedPipeline> ResolvePipeline(

@@ -28,6 +28,17 @@ class StagingRegistrar : public PluginRegistrar {
   void AddBackend(BackendInfo info) override {
     contents_.backends.push_back(std::move(info));
   }
+  Property AddProperty(PropertyInfo info) override {
+    const std::string name = info.name;
+    absl::StatusOr<Property> property = RegisterProperty(std::move(info));
+    if (!property.ok()) {
+      Fail(fmt::format("property '{}': {}", name,
+                       std::string(property.status().message())));
+      return Property();
+    }
+    contents_.properties.push_back(*property);
+    return *property;
+  }
   void Fail(std::string message) override {
     failed_ = true;
     if (failure_.empty()) failure_ = std::move(message);

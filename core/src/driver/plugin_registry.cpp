@@ -81,6 +81,8 @@ std::string_view PluginKindName(PluginKind kind) {
       return "pass";
     case PluginKind::kBackend:
       return "backend";
+    case PluginKind::kProperty:
+      return "property";
   }
   return "?";
 }
@@ -169,6 +171,11 @@ std::string PluginRegistry::Add(LoadedPlugin plugin, PluginContents contents) {
         {PluginKind::kBackend, info.name, info.description});
     backends_.push_back(std::make_unique<Entry<BackendInfo>>(
         Entry<BackendInfo>{std::move(info), index}));
+  }
+  for (Property property : contents.properties) {
+    plugin.registrations.push_back({PluginKind::kProperty,
+                                    std::string(property.name()),
+                                    property.info().description});
   }
   plugins_.push_back(std::move(plugin));
   return "";

@@ -1,7 +1,8 @@
 // The registry of everything plugins provide: frontends, passes and
-// backends by name, and the plugins that brought them. The loader fills it;
-// pipeline resolution and the CLI read it. The core itself registers
-// nothing, so it knows no frontend, pass or backend by name.
+// backends by name, and the plugins that brought them (with the properties
+// they registered, which live in the process-wide property registry). The
+// loader fills it; pipeline resolution and the CLI read it. The core itself
+// registers nothing, so it knows no frontend, pass or backend by name.
 #pragma once
 
 #include <memory>
@@ -15,7 +16,7 @@
 
 namespace tessera {
 
-enum class PluginKind { kFrontend, kPass, kBackend };
+enum class PluginKind { kFrontend, kPass, kBackend, kProperty };
 std::string_view PluginKindName(PluginKind kind);  // "frontend", "pass", ...
 
 // One thing a plugin registered.
@@ -37,6 +38,9 @@ struct PluginContents {
   std::vector<FrontendInfo> frontends;
   std::vector<PassInfo> passes;
   std::vector<BackendInfo> backends;
+  // Registered (process-wide) when the plugin added them; listed here so
+  // `tessera plugins` shows who brought them.
+  std::vector<Property> properties;
 };
 
 class PluginRegistry {

@@ -336,13 +336,10 @@ bool Parser::ParseModuleHeader(Module& module) {
         const Token name = Peek();
         std::string property_name;
         if (!ParseName(property_name, "a property name")) return false;
-        std::optional<Property> property = PropertyByName(property_name);
+        std::optional<Property> property = FindProperty(property_name);
         if (!property) {
-          std::vector<std::string> names;
-          for (int i = 0; i < static_cast<int>(Property::kNumProperties); ++i) {
-            names.emplace_back(PropertyName(static_cast<Property>(i)));
-          }
-          std::string closest = ClosestName(property_name, names);
+          std::string closest =
+              ClosestName(property_name, RegisteredPropertyNames());
           return ErrorAt(
               name, closest.empty()
                         ? fmt::format("unknown property '{}'", property_name)

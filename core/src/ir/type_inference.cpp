@@ -428,8 +428,7 @@ absl::StatusOr<Type> InferHost(OpKind op, const OperandTypes& types,
               fmt::format("'{}' needs a scalar attribute 'value'", OpName(op)));
         }
       }
-      // An accumulator scratch names the ref parameter it stands for
-      // (atomic-accumulator pass).
+      // An accumulator scratch names the ref parameter it stands for.
       if (op == OpKind::kScratch) {
         const Attr* accumulates = FindAttr(attrs, "accumulates");
         if (accumulates != nullptr &&

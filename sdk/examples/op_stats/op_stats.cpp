@@ -1,7 +1,13 @@
 // op-stats: a Tessera pass plugin built out of tree against the installed
-// SDK. It counts the statements and ops of every function and reports them
-// as remarks at the function's location; it never changes the IR, so it can
-// sit anywhere in a pipeline:
+// SDK. It counts the statements and ops of every function, reports them as
+// remarks at the function's location and records each function's op count
+// in an `op_count` attribute. It registers a property of its own,
+// `op_counted` ("every function's op_count attribute is its number of
+// non-leaf ops"), with a verifier that recounts; the pass produces it, and
+// verify-each runs the verifier after the pass and whenever an input .tir
+// claims it. The property is registered as holding only for the IR it was
+// computed on, so any later pass that changes the IR drops it. The pass
+// can sit anywhere in a pipeline:
 //
 //   [pipeline]
 //   passes = ["ssa", "op-stats", "outline"]
@@ -14,12 +20,16 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
+#include "tessera/ir/verifier.h"
 #include "tessera/plugin.h"
 
 namespace op_stats {
 namespace {
+
+constexpr const char* kOpCountAttr = "op_count";
 
 struct FunctionStats {
   int64_t statements = 0;
@@ -44,6 +54,43 @@ FunctionStats CountFunction(const tessera::Function& function,
     });
   });
   return stats;
+}
+
+// The verifier of `op_counted`: each function's `op_count` attribute holds
+// its number of non-leaf ops.
+void VerifyOpCounted(const tessera::Module& module,
+                     tessera::VerificationReporter& reporter) {
+  for (const tessera::Function& function : module.functions) {
+    const tessera::Attr* recorded = function.attr(kOpCountAttr);
+    const auto* count =
+        recorded != nullptr ? std::get_if<int64_t>(&recorded->value) : nullptr;
+    if (count == nullptr) {
+      reporter.FunctionError(function,
+                             "op_counted: no integer 'op_count' attribute");
+      continue;
+    }
+    const int64_t actual =
+        CountFunction(function, /*include_leaves=*/false).ops;
+    if (*count != actual) {
+      reporter.FunctionError(function, "op_counted: op_count is " +
+                                           std::to_string(*count) +
+                                           " but the function has " +
+                                           std::to_string(actual) + " ops");
+    }
+  }
+}
+
+// Sets `op_count` on `function`; true when that changed the IR.
+bool RecordOpCount(tessera::Function& function) {
+  const int64_t ops = CountFunction(function, /*include_leaves=*/false).ops;
+  for (tessera::Attr& attr : function.attrs) {
+    if (attr.name != kOpCountAttr) continue;
+    if (attr.value == tessera::AttrValue(ops)) return false;
+    attr.value = ops;
+    return true;
+  }
+  function.attrs.push_back(tessera::Attr{kOpCountAttr, ops});
+  return true;
 }
 
 // "@add (kernel): 5 statements, 7 ops: load 2, size 2, add 1, ..."
@@ -76,22 +123,30 @@ class OpStatsPass final : public tessera::Pass {
                            tessera::PassContext& ctx) override {
     const int64_t top = ctx.options().GetInt("top", 0);
     const bool include_leaves = ctx.options().GetBool("include_leaves", false);
-    for (const tessera::Function& function : module.functions) {
+    bool changed = false;
+    for (tessera::Function& function : module.functions) {
       FunctionStats stats = CountFunction(function, include_leaves);
       ctx.diagnostics().Remark(module.source_file, function.loc,
                                Describe(function, stats, top));
+      changed = RecordOpCount(function) || changed;
     }
-    return false;  // analysis only: the IR is unchanged
+    return changed;
   }
 };
 
 bool Register(tessera::PluginRegistrar* registrar) {
+  // Registered first: the pass's contract names it by handle.
+  const tessera::Property op_counted = registrar->AddProperty(
+      {"op_counted", "every function's op_count attribute is its op count",
+       &VerifyOpCounted, /*dropped_by_any_change=*/true});
+  if (!op_counted.valid()) return false;
+
   tessera::PassInfo info;
   info.name = "op-stats";
   info.description =
       "reports the number of statements and ops of each function as remarks";
-  // Works on any IR and keeps every property: required, produced and
-  // invalidated stay empty.
+  // Works on any IR; adding attributes keeps every other property.
+  info.produced = {op_counted};
   info.options = {
       {"top",
        tessera::OptionType::kInt,

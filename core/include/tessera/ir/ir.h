@@ -145,7 +145,7 @@ enum class OpKind : uint16_t {
   // Device side.
   kProgramId,    // [program_id] {axis} -> i32
   kNumPrograms,  // [num_programs] {axis} -> i32
-  kScratch,      // [scratch] {shape, dtype} -> ref in VMEM scratch
+  kScratch,      // [scratch] {shape, dtype} -> ref in on-chip scratch
 
   kNumOps,
 };

@@ -1,8 +1,9 @@
 // Types of the Tessera IR.
 //
 //   scalar   i64, f32, bf16, ...                 a single value
-//   tensor   f32[64, 128], bf16[bm, d]            a value (registers / VMEM)
-//   ref      ref<f32[m, n]>                       an addressable tensor in
+//   tensor   f32[64, 128], bf16[bm, d]            a value (registers / on-chip
+//   memory) ref      ref<f32[m, n]>                       an addressable tensor
+//   in
 //                                                  memory (kernel arguments,
 //                                                  host allocations, views,
 //                                                  device scratch)

@@ -30,23 +30,25 @@
 //    defined at the top level of the body (typically
 //    `m: i64 = size(x) {dim = 0}`) but need not dominate their uses; a
 //    frontend must therefore define every symbol it puts in a signature.
-//    Without kSSA (structured IR, Python scoping): names may be reassigned;
+//    Without ssa (structured IR, Python scoping): names may be reassigned;
 //    what a loop body or if branch assigns stays visible after the loop /
 //    if (the ssa pass promotes it), but not loop vars / iter_args, and an
 //    else branch does not see its then branch's names.
 //
-// Properties (`properties` of Verify, or VerifyProperty):
-//  * kSSA: as above, plus every name (params, assignment targets, loop vars,
+// Properties (`properties` of Verify, or VerifyProperty): each property
+// the set names is checked by the verifier registered with it
+// (tessera/properties.h); the core's own two are
+//  * ssa: as above, plus every name (params, assignment targets, loop vars,
 //    iter_args, loop / if / launch results) is defined exactly once per
 //    function, and nothing defined inside a loop body or if branch is
 //    visible outside it: values leave regions only through yield/results.
-//  * kOutlined: no kernel functions; each host function contains exactly
+//  * outlined: no kernel functions; each host function contains exactly
 //    one launch, whose callee is a device function of the module; no
 //    function uses a name it neither takes as a parameter nor defines
 //    (including symbols inside types), so no function refers to a value of
 //    another.
-//  * kPreBroadcast, kAtomicAccumulated: no checks yet beyond the base rules;
-//    the passes that produce them (issue 6) define and add them.
+// A plugin's property verifier (a PropertyVerifierFn) reports through a
+// VerificationReporter, so its problems read like the core's.
 //
 // Launch convention (checked for every launch, in any mode):
 //
@@ -63,6 +65,9 @@
 // function defines in its body matches any dim. Only host functions launch.
 #pragma once
 
+#include <cstddef>
+#include <string_view>
+
 #include "absl/status/status.h"
 #include "tessera/diagnostics.h"
 #include "tessera/ir/ir.h"
@@ -70,13 +75,38 @@
 
 namespace tessera {
 
+// Collects verification problems as diagnostics of the form
+//   file:line:col: error: <what> in '<statement summary>'
+// and turns their count into a status at the end.
+class VerificationReporter {
+ public:
+  VerificationReporter(const Module& module, DiagnosticEngine& diagnostics)
+      : module_(module), diagnostics_(diagnostics) {}
+
+  // A problem with a statement (or an expression inside it); located at the
+  // statement.
+  void StmtError(const Stmt& stmt, std::string_view what);
+  // A problem with a function's signature or its body as a whole; located
+  // at the function.
+  void FunctionError(const Function& function, std::string_view what);
+
+  size_t error_count() const { return error_count_; }
+  absl::Status ToStatus() const;
+
+ private:
+  const Module& module_;
+  DiagnosticEngine& diagnostics_;
+  size_t error_count_ = 0;
+};
+
 // The base rules plus `properties`. Pass module.properties to check what a
 // module claims about itself.
 absl::Status Verify(const Module& module, DiagnosticEngine& diagnostics,
                     PropertySet properties = {});
-// One property on its own. kSSA runs the full verifier in SSA mode (the
-// dominance walk is the type walk); kOutlined checks only the outlined rules
-// (no kernels, one launch per host, no free variables).
+// One property on its own, with its registered verifier. ssa runs the full
+// verifier in SSA mode (the dominance walk is the type walk); outlined
+// checks only the outlined rules (no kernels, one launch per host, no free
+// variables); a property registered without a verifier always holds.
 absl::Status VerifyProperty(const Module& module, Property property,
                             DiagnosticEngine& diagnostics);
 

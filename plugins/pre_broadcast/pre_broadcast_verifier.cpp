@@ -1,5 +1,5 @@
-// Verifier of kPreBroadcast. The pre-broadcast pass records on each inner
-// loop which iter_args it carries with a trailing lane dim:
+// Verifier of the `pre_broadcast` property. The pre-broadcast pass records on
+// each inner loop which iter_args it carries with a trailing lane dim:
 //   for ... iter(m_i_1: f32[1, 128, 128] = ...) {pre_broadcast = strs[
 //       "m_i_1"], lanes = 128}
 // and the property holds when, for every such loop: `lanes` is a positive
@@ -11,9 +11,10 @@
 #include <string>
 
 #include "fmt/format.h"
-#include "verifier/property_verifiers.h"
+#include "pre_broadcast.h"
+#include "tessera/ir/verifier.h"
 
-namespace tessera::verifier {
+namespace tessera {
 namespace {
 
 bool IsTrailingNewAxisOfVar(const Expr& expr) {
@@ -27,7 +28,7 @@ bool EndsInLanes(const Type& type, int64_t lanes) {
 
 class PreBroadcastChecker {
  public:
-  PreBroadcastChecker(const Function& function, Reporter& reporter)
+  PreBroadcastChecker(const Function& function, VerificationReporter& reporter)
       : function_(function), reporter_(reporter) {}
 
   void Run() {
@@ -115,16 +116,28 @@ class PreBroadcastChecker {
   }
 
   const Function& function_;
-  Reporter& reporter_;
+  VerificationReporter& reporter_;
   std::map<std::string, int64_t> carried_;  // name -> lanes
 };
 
-}  // namespace
-
-void CheckPreBroadcast(const Module& module, Reporter& reporter) {
+void CheckPreBroadcast(const Module& module, VerificationReporter& reporter) {
   for (const Function& function : module.functions) {
     PreBroadcastChecker(function, reporter).Run();
   }
 }
 
-}  // namespace tessera::verifier
+}  // namespace
+
+PropertyInfo PreBroadcastPropertyInfo() {
+  return PropertyInfo{
+      "pre_broadcast",
+      "loop-carried row statistics that meet wider operands are carried with a "
+      "trailing lane dim; no [..., None] is applied to them",
+      &CheckPreBroadcast};
+}
+
+Property PreBroadcastProperty() {
+  return RegisterProperty(PreBroadcastPropertyInfo()).value_or(Property());
+}
+
+}  // namespace tessera

@@ -11,10 +11,11 @@
 #include <map>
 #include <string>
 
+#include "atomic_accumulator.h"
 #include "fmt/format.h"
-#include "verifier/property_verifiers.h"
+#include "tessera/ir/verifier.h"
 
-namespace tessera::verifier {
+namespace tessera {
 namespace {
 
 DType AccumulatorDType(DType target) {
@@ -26,7 +27,7 @@ struct ScratchDef {
   const std::string* accumulates = nullptr;  // null: a plain scratch
 };
 
-void CheckDevice(const Function& device, Reporter& reporter) {
+void CheckDevice(const Function& device, VerificationReporter& reporter) {
   std::map<std::string, const Value*> ref_params;
   for (const Value& param : device.params) {
     if (param.type.is_ref()) ref_params[param.name] = &param;
@@ -83,12 +84,24 @@ void CheckDevice(const Function& device, Reporter& reporter) {
   });
 }
 
-}  // namespace
-
-void CheckAtomicAccumulated(const Module& module, Reporter& reporter) {
+void CheckAtomicAccumulated(const Module& module,
+                            VerificationReporter& reporter) {
   for (const Function& function : module.functions) {
     if (function.kind == FunctionKind::kDevice) CheckDevice(function, reporter);
   }
 }
 
-}  // namespace tessera::verifier
+}  // namespace
+
+PropertyInfo AtomicAccumulatedPropertyInfo() {
+  return PropertyInfo{"atomic_accumulated",
+                      "every atomic of a device function accumulates into a "
+                      "VMEM scratch of its block (f32 for bf16 / f16 targets)",
+                      &CheckAtomicAccumulated};
+}
+
+Property AtomicAccumulatedProperty() {
+  return RegisterProperty(AtomicAccumulatedPropertyInfo()).value_or(Property());
+}
+
+}  // namespace tessera
