@@ -71,6 +71,7 @@ class HostEmitter : public ExprEmitter {
         diagnostics_(diagnostics) {}
 
   absl::StatusOr<EmittedFile> Run();
+  void EmitShapeChecks(PyLines& out) const;
 
  private:
   std::string Var(const Expr& expr) override { return Name(expr.name); }
@@ -548,6 +549,41 @@ std::string HostEmitter::Helpers() {
   return helpers.Text();
 }
 
+// The frontend's `shape_checks` (`x.1==w.0:<message>`, `x.1==128:...`):
+// dims the kernel's operations assume equal. Shapes are static under
+// jax.jit, so the check raises at trace time, naming the kernel's line.
+void HostEmitter::EmitShapeChecks(PyLines& out) const {
+  const auto* checks =
+      GetAttr<std::vector<std::string>>(host_.attrs, "shape_checks");
+  if (checks == nullptr) return;
+  auto side = [&](std::string_view text) -> std::string {
+    const size_t dot = text.find('.');
+    if (dot == std::string_view::npos) return std::string(text);
+    return fmt::format("{}.shape[{}]",
+                       SanitizeIdentifier(std::string(text.substr(0, dot))),
+                       text.substr(dot + 1));
+  };
+  for (const std::string& check : *checks) {
+    const size_t equals = check.find("==");
+    const size_t colon = check.find(':', equals);
+    if (equals == std::string::npos || colon == std::string::npos) continue;
+    const std::string lhs = side(std::string_view(check).substr(0, equals));
+    const std::string rhs =
+        side(std::string_view(check).substr(equals + 2, colon - equals - 2));
+    std::string message;
+    for (char c : check.substr(colon + 1)) {
+      if (c == '%') message += '%';
+      message += c;
+    }
+    out.Line(fmt::format("if {} != {}:", lhs, rhs));
+    out.Indent();
+    out.Line(fmt::format("raise ValueError({} % ({}, {}))",
+                         PyStringLiteral(message + ", got %d and %d"), lhs,
+                         rhs));
+    out.Dedent();
+  }
+}
+
 absl::StatusOr<EmittedFile> HostEmitter::Run() {
   auto plan = BuildKernelPlan(module_, host_, options_.launcher, diagnostics_);
   if (!plan.ok()) return plan.status();
@@ -598,6 +634,7 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
   host_fn.Line(fmt::format(
       "def {}({}*, interpret=False):", SanitizeIdentifier(host_.name), params));
   host_fn.Indent();
+  EmitShapeChecks(host_fn);
   host_fn.Append(prelude_);
   host_fn.Append(body_);
   host_fn.Dedent();
