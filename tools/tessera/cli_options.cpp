@@ -45,6 +45,8 @@ constexpr FlagSpec kFlags[] = {
      "do not verify the IR and its properties after each pass"},
     {"--verify-roundtrip", "", kCompile,
      "check print -> parse -> structural equality after every pass"},
+    {"--require-kernel", "", kCompile,
+     "fail (exit 1) when the input defines no kernel, instead of a note"},
     {"--verbose", "", kAll, "say what is loaded and run"},
     {"--help", "", kAll, "show this help"},
 };
@@ -143,6 +145,8 @@ std::string Apply(const FlagSpec& flag, const std::string& value,
     options.verify_each = false;
   } else if (name == "--verify-roundtrip") {
     options.verify_roundtrip = true;
+  } else if (name == "--require-kernel") {
+    options.require_kernel = true;
   } else if (name == "--verbose") {
     options.overrides.verbose = true;
   } else if (name == "--help") {

@@ -30,6 +30,7 @@ struct CliOptions {
   EmitKind emit = EmitKind::kCode;
   bool verify_each = true;
   bool verify_roundtrip = false;
+  bool require_kernel = false;  // a module with no function is an error
 };
 
 // Parses the arguments after the program name. On a usage error, `error`
