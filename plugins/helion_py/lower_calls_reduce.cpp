@@ -33,7 +33,7 @@ std::optional<Val> KernelLowering::CallReductionOrMatmul(const CallSite& site,
     if (!x) return Val::Poison();
     return c.Reduce(it->second, *x, c.Arg(1, "dim"), c.Arg(2, "keepdim"), loc);
   }
-  if (path == "torch.nn.functional.softmax") {
+  if (path == "torch.nn.functional.softmax" || path == "torch.softmax") {
     const Val* x = first();
     if (!x) return Val::Poison();
     const Val* dim = c.Arg(1, "dim");

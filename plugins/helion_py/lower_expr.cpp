@@ -105,6 +105,8 @@ std::string Describe(const Val& value) {
       return "...";
     case ValKind::kSlice:
       return "slice";
+    case ValKind::kCallable:
+      return "lambda";
   }
   return "value";
 }
@@ -121,7 +123,12 @@ Val KernelLowering::MakeTyped(OpKind op, ExprList operands, AttrList attrs,
     types.push_back(operand->type);
   }
   absl::StatusOr<Type> type = InferType(op, types, indices, attrs);
-  if (!type.ok()) return Fail(loc, std::string(type.status().message()));
+  if (!type.ok()) {
+    // Dims the op forces equal become one symbol for the next pass (and a
+    // host check); this pass still fails here.
+    UnifyOperandShapes(op, types, loc);
+    return Fail(loc, std::string(type.status().message()));
+  }
   ExprPtr expr =
       MakeOp(op, *std::move(type), std::move(operands), std::move(attrs), loc);
   expr->indices = std::move(indices);
@@ -314,8 +321,25 @@ Val KernelLowering::Eval(const Node& node) {
       args.loc = node.loc;
       bool poisoned = false;
       for (size_t i = 1; i < node.children.size(); ++i) {
-        args.positional.push_back(Eval(*node.children[i]));
-        args.positional_locs.push_back(node.children[i]->loc);
+        const Node& arg = *node.children[i];
+        if (arg.kind == NodeKind::kStarred) {
+          Val items = Eval(*arg.children[0]);
+          if (items.kind != ValKind::kTuple) {
+            poisoned = true;
+            if (items.kind != ValKind::kPoison) {
+              Fail(arg.loc, fmt::format("cannot unpack {} into arguments",
+                                        Describe(items)));
+            }
+            continue;
+          }
+          for (Val& item : items.elems) {
+            args.positional.push_back(std::move(item));
+            args.positional_locs.push_back(arg.loc);
+          }
+          continue;
+        }
+        args.positional.push_back(Eval(arg));
+        args.positional_locs.push_back(arg.loc);
         poisoned |= args.positional.back().kind == ValKind::kPoison;
       }
       for (const Keyword& keyword : node.keywords) {
@@ -330,6 +354,8 @@ Val KernelLowering::Eval(const Node& node) {
         Val self = std::move(callee.elems[0]);
         return CallMethod(std::move(self), callee.text, args);
       }
+      if (callee.kind == ValKind::kCallable)
+        return CallLambda(*callee.callable, args);
       return Fail(node.children[0]->loc,
                   fmt::format("{} is not callable", Describe(callee)));
     }
@@ -421,10 +447,30 @@ Val KernelLowering::Eval(const Node& node) {
     case NodeKind::kList: {
       std::vector<Val> elems;
       for (const NodePtr& child : node.children) {
+        if (child->kind == NodeKind::kStarred) {
+          Val items = Eval(*child->children[0]);
+          if (items.kind == ValKind::kPoison) return items;
+          if (items.kind != ValKind::kTuple) {
+            return Fail(child->loc,
+                        fmt::format("cannot unpack {}", Describe(items)));
+          }
+          for (Val& item : items.elems) elems.push_back(std::move(item));
+          continue;
+        }
         elems.push_back(Eval(*child));
         if (elems.back().kind == ValKind::kPoison) return Val::Poison();
       }
       return Val::Tuple(std::move(elems), node.kind == NodeKind::kList);
+    }
+    case NodeKind::kStarred:
+      return Fail(node.loc,
+                  "'*' unpacking is only valid in a list, a tuple or the "
+                  "arguments of a call");
+    case NodeKind::kLambda: {
+      Val callable;
+      callable.kind = ValKind::kCallable;
+      callable.callable = &node;
+      return callable;
     }
     case NodeKind::kIfExp: {
       Val test = Eval(*node.children[1]);
@@ -520,9 +566,20 @@ Val KernelLowering::EvalAttribute(Val base, const std::string& name,
       if (name == "index")
         return MakeTyped(OpKind::kTileIndex, std::move(operands), {}, loc);
       if (name == "block_size") return Val::Int(base.tile.block);
+      if (name == "id") {
+        // The tile's position in its loop: begin // block_size.
+        if (!base.tile.zero_based) {
+          return Fail(loc,
+                      "tile.id of an hl.tile(begin, end) loop is not "
+                      "supported; use (tile.begin - begin) // tile.block_size");
+        }
+        Val begin = MakeTyped(OpKind::kTileBegin, std::move(operands), {}, loc);
+        return Binary(BinaryOp::kFloorDiv, std::move(begin),
+                      Val::Int(base.tile.block), loc);
+      }
       Diagnostic* d =
           Report(loc, fmt::format("a tile has no attribute '{}'", name));
-      Note(d, "supported tile attributes: begin, end, index, block_size");
+      Note(d, "supported tile attributes: begin, end, index, block_size, id");
       return Val::Poison();
     }
     default:

@@ -11,6 +11,7 @@
 // referring to the symbols the parameters bind.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -45,13 +46,15 @@ enum class ValKind : uint8_t {
   kTuple,   // tuples and lists (sizes, shapes, tiles, results)
   kMethod,  // a bound method: elems[0] is self, text the method name
   kEllipsis,
-  kSlice,  // an index `lo:hi`; elems: lower, upper (kNone when absent)
+  kSlice,     // an index `lo:hi`; elems: lower, upper (kNone when absent)
+  kCallable,  // a lambda known at compile time: `callable` is its node
 };
 
 struct TileVal {
   std::string name;  // IR name of the tile variable
   int64_t block = 0;
-  int ordinal = 0;  // position among all tile dims, in lowering order
+  int ordinal = 0;         // position among all tile dims, in lowering order
+  bool zero_based = true;  // the loop starts at 0 (tile.id is begin // block)
 };
 
 struct Val {
@@ -66,6 +69,7 @@ struct Val {
   TileVal tile;
   std::vector<Val> elems;
   bool is_list = false;
+  const Node* callable = nullptr;  // kCallable: the kLambda node
 
   const Type& type() const { return expr->type; }
   bool IsNumber() const {
@@ -133,6 +137,8 @@ class KernelLowering {
   Val Eval(const Node& node);
   Val EvalAttribute(Val base, const std::string& name, SourceLoc loc);
   Val Call(Val callee, CallArgs args);
+  // Inlines a compile-time callable: binds its parameters, evaluates its body.
+  Val CallLambda(const Node& lambda, CallArgs& args);
   Val CallFunction(const std::string& path, CallArgs& args);
   Val CallMethod(Val self, const std::string& name, CallArgs& args);
   Val Binary(BinaryOp op, Val lhs, Val rhs, SourceLoc loc);
@@ -214,6 +220,18 @@ class KernelLowering {
   void MaterializeLoopCarried(const std::vector<PyStmt>& body);
   void Unify(const Val& a, const Val& b, SourceLoc loc);
 
+ public:
+  // Makes two dims one (the later parameter symbol becomes an alias of the
+  // earlier one or of a static size) and records the host-side check that
+  // the generated module makes at trace time. `why` says which operation
+  // forced it. Returns whether anything changed.
+  bool UnifyDims(Dim a, Dim b, SourceLoc loc, std::string_view why);
+  // After an op failed to type: unifies the symbolic dims its operands
+  // disagree on where the op forces them equal (broadcast, contraction).
+  bool UnifyOperandShapes(OpKind op, const std::vector<Type>& types,
+                          SourceLoc loc);
+
+ private:
   const KernelDef& kernel_;
   const ImportMap& imports_;
   const std::map<std::string, NodePtr>& constants_;
@@ -244,7 +262,12 @@ class KernelLowering {
   std::vector<int> tile_usage_;  // bit 0: indexes a minor dim, bit 1: major
 
   // Across passes.
-  std::map<std::string, Dim> aliases_;       // symbol -> what it equals
+  std::map<std::string, Dim> aliases_;  // symbol -> what it equals
+  // Parameter shape symbol -> (parameter, dim); the same in every pass.
+  std::map<std::string, std::pair<std::string, int>> symbol_origin_;
+  // Host checks, one per alias, keyed by the aliased symbol (see
+  // UnifyDims); emitted as the function attribute `shape_checks`.
+  std::map<std::string, std::string> shape_checks_;
   std::map<std::string, int> symbol_order_;  // signature symbols, in order
   std::vector<int64_t> default_blocks_;      // by tile ordinal
   std::vector<std::optional<Dim>> tile_extents_;
@@ -259,6 +282,18 @@ class KernelLowering {
   std::unordered_map<std::string, Val>& env() { return env_; }
   const ImportMap& imports() const { return imports_; }
 };
+
+// Source helpers shared by the lowering files (lower_kernel.cpp).
+// "a.b.c" for a name / attribute chain, "" for anything else.
+std::string DottedName(const Node& node);
+void WalkNodes(const Node& node, const std::function<void(const Node&)>& fn);
+void WalkStmtNodes(const std::vector<PyStmt>& body,
+                   const std::function<void(const Node&)>& fn,
+                   const std::function<void(const PyStmt&)>& on_stmt = {});
+// A parameter inlined at compile time: `Callable` annotation or lambda default.
+bool IsCallableParam(const Param& param);
+// Follows the alias chain of a symbolic dim.
+Dim Substitute(const Dim& dim, const std::map<std::string, Dim>& aliases);
 
 inline bool IsIntLike(const Val& v) {
   return v.kind == ValKind::kInt || v.kind == ValKind::kBool;

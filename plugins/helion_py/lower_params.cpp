@@ -1,0 +1,281 @@
+// Kernel parameters: their types (specialization, rank inference), defaults,
+// compile-time (constexpr, callable) parameters.
+#include <algorithm>
+#include <functional>
+#include <span>
+
+#include "fmt/format.h"
+#include "lower_internal.h"
+#include "python_literal.h"
+#include "tessera/ir/text.h"
+
+namespace tessera::helion_py {
+
+int KernelLowering::InferRank(const std::string& param) const {
+  auto [cached, inserted] = inferred_ranks_.try_emplace(param, 0);
+  if (inserted) cached->second = InferRankFromSource(param);
+  return cached->second;
+}
+
+int KernelLowering::InferRankFromSource(const std::string& param) const {
+  int exact = -1;
+  int at_least = 1;
+  auto is_param = [&](const Node& node) {
+    return node.kind == NodeKind::kName && node.text == param;
+  };
+  // x.size(d) / x.shape[d] need rank d + 1; x.size(-d) / x.shape[-d] rank d.
+  auto note_dim_index = [&](const Node& arg) {
+    if (arg.kind == NodeKind::kInt) {
+      at_least = std::max<int>(at_least, static_cast<int>(std::clamp<int64_t>(
+                                             arg.int_value + 1, 1, 64)));
+    } else if (arg.kind == NodeKind::kUnary &&
+               arg.children[0]->kind == NodeKind::kInt) {
+      at_least =
+          std::max<int>(at_least, static_cast<int>(std::clamp<int64_t>(
+                                      arg.children[0]->int_value, 1, 64)));
+    }
+  };
+  std::function<void(const Node&)> visit = [&](const Node& node) {
+    if (node.kind == NodeKind::kSubscript && node.children.size() == 2 &&
+        node.children[1] && node.children[0]->kind == NodeKind::kAttribute &&
+        node.children[0]->text == "shape" &&
+        is_param(*node.children[0]->children[0])) {
+      note_dim_index(*node.children[1]);
+    }
+    if (node.kind == NodeKind::kSubscript && is_param(*node.children[0])) {
+      int count = 0;
+      bool ellipsis = false;
+      for (size_t i = 1; i < node.children.size(); ++i) {
+        const Node* index = node.children[i].get();
+        if (index && index->kind == NodeKind::kNone) continue;
+        if (index && index->kind == NodeKind::kEllipsis) {
+          ellipsis = true;
+          continue;
+        }
+        ++count;
+      }
+      at_least = std::max(at_least, count);
+      (void)ellipsis;
+    }
+    // x.size(d) / x.size(-d)
+    if (node.kind == NodeKind::kCall &&
+        node.children[0]->kind == NodeKind::kAttribute &&
+        node.children[0]->text == "size" &&
+        is_param(*node.children[0]->children[0]) && node.children.size() == 2) {
+      note_dim_index(*node.children[1]);
+    }
+  };
+  WalkStmtNodes(kernel_.body, visit, [&](const PyStmt& stmt) {
+    // a, b = x.size() / x.shape
+    if (stmt.kind != PyStmtKind::kAssign || stmt.targets.size() != 1) return;
+    const Node& target = *stmt.targets[0];
+    if (target.kind != NodeKind::kTuple && target.kind != NodeKind::kList)
+      return;
+    const Node* value = stmt.value.get();
+    if (value->kind == NodeKind::kCall && value->children.size() == 1) {
+      value = value->children[0].get();
+      if (value->kind != NodeKind::kAttribute || value->text != "size") return;
+    } else if (value->kind != NodeKind::kAttribute || value->text != "shape") {
+      return;
+    }
+    if (is_param(*value->children[0])) {
+      exact = static_cast<int>(target.children.size());
+    }
+  });
+  return exact > 0 ? exact : at_least;
+}
+
+// The generated host function keeps the signature's defaults (eps=1e-05),
+// so callers may omit those arguments as they would with the kernel.
+void KernelLowering::RecordParamDefaults() {
+  std::vector<std::string> defaults;
+  bool any = false;
+  for (const Param& param : kernel_.params) {
+    if (IsCallableParam(param)) continue;  // inlined, not a parameter
+    std::string literal;
+    if (param.default_value) {
+      if (auto text = PythonLiteral(*param.default_value, constants_)) {
+        literal = *text;
+        any = true;
+      } else {
+        Report(param.default_value->loc,
+               fmt::format("unsupported default value for kernel argument "
+                           "'{}': use a number, True/False, None, a string or "
+                           "a top-level constant",
+                           param.name));
+      }
+    }
+    defaults.push_back(std::move(literal));
+  }
+  if (any) SetAttr(function_.attrs, "defaults", std::move(defaults));
+}
+
+void KernelLowering::SetUpParams() {
+  for (const Param& param : kernel_.params) {
+    taken_.insert(param.name);
+  }
+  for (const Param& param : kernel_.params) {
+    if (IsCallableParam(param)) {
+      if (param.default_value &&
+          param.default_value->kind == NodeKind::kLambda) {
+        env_[param.name] = Eval(*param.default_value);
+        continue;
+      }
+      Diagnostic* d = Report(
+          param.loc, fmt::format("callable argument '{}' has no lambda default",
+                                 param.name));
+      Note(d,
+           "Tessera inlines callables it knows at compile time: give the "
+           "parameter a lambda default (epilogue=lambda acc, tile: acc)");
+      env_[param.name] = Val::Poison();
+      continue;
+    }
+    Type type;
+    bool typed = false;
+    if (auto it = spec_.args.find(param.name); it != spec_.args.end()) {
+      auto parsed = ParseType(it->second);
+      if (!parsed.ok()) {
+        Report(param.loc, fmt::format("invalid type '{}' for argument '{}': {}",
+                                      it->second, param.name,
+                                      std::string(parsed.status().message())));
+        type = Type::Ref(DType::kF32, {});
+      } else {
+        type = *parsed;
+        if (type.is_tensor()) type.kind = TypeKind::kRef;
+        if (type.is_tile() || type.is_none()) {
+          Report(param.loc,
+                 fmt::format("argument '{}' must be a tensor or scalar "
+                             "type, got '{}'",
+                             param.name, it->second));
+          type = Type::Ref(DType::kF32, {});
+        }
+      }
+      typed = true;
+    }
+    if (!typed) {
+      std::string annotation =
+          param.annotation ? DottedName(*param.annotation) : "";
+      const Node* def = param.default_value.get();
+      if (annotation == "float" ||
+          (annotation.empty() && def && def->kind == NodeKind::kFloat)) {
+        type = Type::Scalar(DType::kF32);
+      } else if (annotation == "int" ||
+                 (annotation.empty() && def && def->kind == NodeKind::kInt)) {
+        type = Type::Scalar(DType::kI64);
+      } else if (annotation == "bool" ||
+                 (annotation.empty() && def && def->kind == NodeKind::kBool)) {
+        type = Type::Scalar(DType::kBool);
+      } else if (annotation.empty() || annotation == "Tensor" ||
+                 annotation == "torch.Tensor") {
+        Shape shape;
+        int rank = InferRank(param.name);
+        for (int d = 0; d < rank; ++d) {
+          std::string symbol = fmt::format("{}_d{}", param.name, d);
+          for (int n = 1; python_names_.count(symbol) || taken_.count(symbol);
+               ++n) {
+            symbol = fmt::format("{}_d{}_{}", param.name, d, n);
+          }
+          shape.push_back(Dim::Symbol(symbol));
+        }
+        type = Type::Ref(DType::kF32, std::move(shape));
+      } else {
+        Diagnostic* d =
+            Report(param.annotation->loc,
+                   fmt::format("unsupported type '{}' for kernel argument '{}'",
+                               annotation, param.name));
+        Note(d, "supported argument types: torch.Tensor, float, int, bool");
+        type = Type::Ref(DType::kF32, {});
+      }
+    }
+    for (size_t d = 0; d < type.shape.size(); ++d) {
+      const Dim& dim = type.shape[d];
+      if (dim.is_static()) continue;
+      symbol_origin_.try_emplace(dim.symbol, param.name, static_cast<int>(d));
+      param_symbols_.insert(dim.symbol);
+      taken_.insert(dim.symbol);
+      symbol_order_.emplace(dim.symbol, static_cast<int>(symbol_order_.size()));
+    }
+    for (Dim& dim : type.shape) dim = Substitute(dim, aliases_);
+    function_.params.push_back(Value{param.name, type});
+    env_[param.name] = Val::Value(MakeVar(param.name, type));
+    py_names_[param.name] = PyName{param.name, type.kind};
+  }
+  RecordParamDefaults();
+  if (!shape_checks_.empty()) {
+    std::vector<std::string> checks;
+    for (const auto& [symbol, check] : shape_checks_) checks.push_back(check);
+    SetAttr(function_.attrs, "shape_checks", std::move(checks));
+  }
+  // Each shape symbol of the signature is also defined by a size query at
+  // entry (as docs/ir.md shows), so the body and the verifier see it as a
+  // value of the function.
+  std::set<std::string> defined;
+  for (const Value& param : function_.params) {
+    for (size_t d = 0; d < param.type.shape.size(); ++d) {
+      const Dim& dim = param.type.shape[d];
+      if (dim.is_static() || !defined.insert(dim.symbol).second) continue;
+      ExprList operands;
+      operands.push_back(MakeVar(param.name, param.type));
+      Emit(MakeAssign(
+          Value{dim.symbol, Type::Scalar(DType::kI64)},
+          MakeOp(OpKind::kSize, Type::Scalar(DType::kI64), std::move(operands),
+                 {Attr{"dim", static_cast<int64_t>(d)}}, kernel_.loc),
+          kernel_.loc));
+    }
+  }
+}
+
+Val KernelLowering::CallLambda(const Node& lambda, CallArgs& args) {
+  const std::vector<Param>& params = lambda.lambda->params;
+  if (args.positional.size() > params.size()) {
+    return Fail(args.loc, fmt::format("the lambda takes {} arguments, got {}",
+                                      params.size(), args.positional.size()));
+  }
+  std::vector<Val> bound(params.size());
+  std::vector<bool> given(params.size(), false);
+  for (size_t i = 0; i < args.positional.size(); ++i) {
+    bound[i] = std::move(args.positional[i]);
+    given[i] = true;
+  }
+  for (size_t k = 0; k < args.keywords.size(); ++k) {
+    auto& [name, value] = args.keywords[k];
+    size_t i = 0;
+    while (i < params.size() && params[i].name != name) ++i;
+    if (i == params.size() || given[i]) {
+      return Fail(args.keyword_locs[k],
+                  i == params.size()
+                      ? fmt::format("the lambda has no parameter '{}'", name)
+                      : fmt::format("parameter '{}' given twice", name));
+    }
+    bound[i] = std::move(value);
+    given[i] = true;
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (given[i]) continue;
+    if (!params[i].default_value) {
+      return Fail(args.loc, fmt::format("missing argument '{}' of the lambda",
+                                        params[i].name));
+    }
+    bound[i] = Eval(*params[i].default_value);
+  }
+  // The body sees its parameters over the enclosing names (Python scoping);
+  // the names it shadows come back afterwards.
+  std::vector<std::optional<Val>> shadowed;
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto it = env_.find(params[i].name);
+    shadowed.push_back(it == env_.end()
+                           ? std::nullopt
+                           : std::optional<Val>(it->second.Clone()));
+    env_[params[i].name] = std::move(bound[i]);
+  }
+  Val result = Eval(*lambda.children[0]);
+  for (size_t i = params.size(); i-- > 0;) {
+    if (shadowed[i])
+      env_[params[i].name] = std::move(*shadowed[i]);
+    else
+      env_.erase(params[i].name);
+  }
+  return result;
+}
+
+}  // namespace tessera::helion_py
