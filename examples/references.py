@@ -109,6 +109,11 @@ def swiglu(a, b):
     return a / (1.0 + np.exp(-a)) * b
 
 
+def scaled_epilogue(x, w):
+    x, w = _f64(x, w)
+    return np.clip((x * w[None, :]) ** 2, -2.0, 2.0)
+
+
 EXAMPLES = {
     "add": {"args": [("x", (256, 512)), ("y", (256, 512))], "dtype": "f32"},
     "exp": {"args": [("x", (256, 512))], "dtype": "f32"},
@@ -137,6 +142,7 @@ EXAMPLES = {
     "long_sum": {"args": [("x", (8, 4096))], "dtype": "f32"},
     "geglu": {"args": [("a", (256, 512)), ("b", (256, 512))], "dtype": "f32"},
     "swiglu": {"args": [("a", (256, 512)), ("b", (256, 512))], "dtype": "f32"},
+    "scaled_epilogue": {"args": [("x", (256, 512)), ("w", (512,))], "dtype": "f32"},
 }
 
 
