@@ -622,18 +622,52 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
   // none).
   const auto* defaults =
       GetAttr<std::vector<std::string>>(host_.attrs, "defaults");
+  // Compile-time parameters (`static_params`: `index:name=literal`) keep
+  // their place in the signature, with the compiled value as default.
+  std::map<size_t, std::pair<std::string, std::string>> statics;
+  if (const auto* list =
+          GetAttr<std::vector<std::string>>(host_.attrs, "static_params")) {
+    for (const std::string& entry : *list) {
+      const size_t colon = entry.find(':');
+      const size_t equals = entry.find('=', colon);
+      if (colon == std::string::npos || equals == std::string::npos) continue;
+      statics[std::stoul(entry.substr(0, colon))] = {
+          SanitizeIdentifier(entry.substr(colon + 1, equals - colon - 1)),
+          entry.substr(equals + 1)};
+    }
+  }
   std::string params;
-  for (size_t i = 0; i < host_.params.size(); ++i) {
+  PyLines static_checks;
+  const size_t count = host_.params.size() + statics.size();
+  for (size_t i = 0, position = 0; position < count; ++position) {
+    if (auto it = statics.find(position); it != statics.end()) {
+      const auto& [name, literal] = it->second;
+      params += fmt::format("{}={}, ", name, literal);
+      static_checks.Line(fmt::format("if {} != {}:", name, literal));
+      static_checks.Indent();
+      static_checks.Line(fmt::format(
+          "raise ValueError({} % ({},))",
+          PyStringLiteral(fmt::format(
+              "kernel '{}' was compiled for {}={}; got %r (recompile with "
+              "--arg {}=VALUE)",
+              host_.name, name, literal, name)),
+          name));
+      static_checks.Dedent();
+      continue;
+    }
+    if (i == host_.params.size()) break;  // malformed positions
     params += SanitizeIdentifier(host_.params[i].name);
     if (defaults && i < defaults->size() && !(*defaults)[i].empty()) {
       params += "=" + (*defaults)[i];
     }
     params += ", ";
+    ++i;
   }
   PyLines host_fn;
   host_fn.Line(fmt::format(
       "def {}({}*, interpret=False):", SanitizeIdentifier(host_.name), params));
   host_fn.Indent();
+  host_fn.Append(static_checks);
   EmitShapeChecks(host_fn);
   host_fn.Append(prelude_);
   host_fn.Append(body_);
