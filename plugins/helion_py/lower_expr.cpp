@@ -742,8 +742,10 @@ Val KernelLowering::CompareVals(CompareOp op, Val lhs, Val rhs, SourceLoc loc) {
   if (op == CompareOp::kIn || op == CompareOp::kNotIn) {
     return Fail(loc, "'in' is not supported in a kernel");
   }
-  if (lhs.kind == ValKind::kDType && rhs.kind == ValKind::kDType) {
-    bool equal = lhs.dtype == rhs.dtype;
+  if ((lhs.kind == ValKind::kDType && rhs.kind == ValKind::kDType) ||
+      (lhs.kind == ValKind::kString && rhs.kind == ValKind::kString)) {
+    bool equal = lhs.kind == ValKind::kString ? lhs.text == rhs.text
+                                              : lhs.dtype == rhs.dtype;
     if (op == CompareOp::kEq) return Val::Bool(equal);
     if (op == CompareOp::kNe) return Val::Bool(!equal);
   }

@@ -202,6 +202,8 @@ class KernelLowering {
   // Reports an unknown function with the closest known name.
   Val UnknownFunction(const CallSite& site, CallArgs& args);
   void RecordParamDefaults();
+  // Binds a compile-time parameter; returns its Python literal.
+  std::optional<std::string> BindStaticParam(const Param& param);
   void CollectNames(const std::vector<PyStmt>& body);
   // The rank a parameter's uses imply; memoized (it reads only the source).
   int InferRank(const std::string& param) const;
@@ -292,6 +294,8 @@ void WalkStmtNodes(const std::vector<PyStmt>& body,
                    const std::function<void(const PyStmt&)>& on_stmt = {});
 // A parameter inlined at compile time: `Callable` annotation or lambda default.
 bool IsCallableParam(const Param& param);
+// A compile-time parameter: `hl.constexpr` or `str` annotation.
+bool IsStaticParam(const Param& param);
 // Follows the alias chain of a symbolic dim.
 Dim Substitute(const Dim& dim, const std::map<std::string, Dim>& aliases);
 

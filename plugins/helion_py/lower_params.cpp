@@ -91,7 +91,8 @@ void KernelLowering::RecordParamDefaults() {
   std::vector<std::string> defaults;
   bool any = false;
   for (const Param& param : kernel_.params) {
-    if (IsCallableParam(param)) continue;  // inlined, not a parameter
+    // Inlined or compile-time: not parameters of the IR function.
+    if (IsCallableParam(param) || IsStaticParam(param)) continue;
     std::string literal;
     if (param.default_value) {
       if (auto text = PythonLiteral(*param.default_value, constants_)) {
@@ -110,11 +111,97 @@ void KernelLowering::RecordParamDefaults() {
   if (any) SetAttr(function_.attrs, "defaults", std::move(defaults));
 }
 
+// `hl.constexpr` and `str` parameters are compile-time values: their
+// default, or `--arg name=VALUE`. The host function keeps them as keyword
+// arguments and checks at trace time that a call passes the compiled value.
+bool IsStaticParam(const Param& param) {
+  if (param.annotation == nullptr) return false;
+  std::string name = DottedName(*param.annotation);
+  return name == "constexpr" || name.ends_with(".constexpr") || name == "str";
+}
+
+namespace {
+
+// A value spelled on the command line: True/False/None, a number, a torch
+// dtype name, else a string.
+Val StaticValueFromText(const std::string& text, std::string& literal) {
+  if (text == "True" || text == "False") {
+    literal = text;
+    return Val::Bool(text == "True");
+  }
+  if (text == "None") {
+    literal = text;
+    return Val::None();
+  }
+  char* end = nullptr;
+  const long long as_int = std::strtoll(text.c_str(), &end, 10);
+  if (!text.empty() && end && *end == '\0') {
+    literal = text;
+    return Val::Int(as_int);
+  }
+  const double as_float = std::strtod(text.c_str(), &end);
+  if (!text.empty() && end && *end == '\0') {
+    literal = PythonFloatRepr(as_float);
+    return Val::Float(as_float);
+  }
+  std::string_view body = text;
+  if (body.size() >= 2 && (body.front() == '\'' || body.front() == '"') &&
+      body.back() == body.front()) {
+    body = body.substr(1, body.size() - 2);
+  }
+  std::string quoted = "'";
+  for (char c : body) {
+    if (c == '\\' || c == '\'') quoted += '\\';
+    quoted += c;
+  }
+  literal = quoted + "'";
+  return Val::String(std::string(body));
+}
+
+}  // namespace
+
+std::optional<std::string> KernelLowering::BindStaticParam(const Param& param) {
+  std::string literal;
+  if (auto it = spec_.args.find(param.name); it != spec_.args.end()) {
+    env_[param.name] = StaticValueFromText(it->second, literal);
+    return literal;
+  }
+  if (param.default_value) {
+    if (auto text = PythonLiteral(*param.default_value, constants_)) {
+      Val value = Eval(*param.default_value);
+      if (value.kind != ValKind::kValue && value.kind != ValKind::kPoison) {
+        env_[param.name] = std::move(value);
+        return *text;
+      }
+    }
+  }
+  Diagnostic* d = Report(
+      param.loc,
+      fmt::format("compile-time argument '{}' needs a constant default or "
+                  "--arg {}=VALUE",
+                  param.name, param.name));
+  Note(d, "hl.constexpr and str arguments are fixed when the kernel compiles");
+  env_[param.name] = Val::Poison();
+  return std::nullopt;
+}
+
 void KernelLowering::SetUpParams() {
   for (const Param& param : kernel_.params) {
     taken_.insert(param.name);
   }
+  std::vector<std::string> static_params;
+  size_t position = 0;  // in the host signature, which has no callables
   for (const Param& param : kernel_.params) {
+    if (IsStaticParam(param)) {
+      std::optional<std::string> literal = BindStaticParam(param);
+      if (literal) {
+        static_params.push_back(
+            fmt::format("{}:{}={}", position, param.name, *literal));
+      }
+      ++position;
+      continue;
+    }
+    if (!IsCallableParam(param)) ++position;
     if (IsCallableParam(param)) {
       if (param.default_value &&
           param.default_value->kind == NodeKind::kLambda) {
@@ -201,6 +288,9 @@ void KernelLowering::SetUpParams() {
     py_names_[param.name] = PyName{param.name, type.kind};
   }
   RecordParamDefaults();
+  if (!static_params.empty()) {
+    SetAttr(function_.attrs, "static_params", std::move(static_params));
+  }
   if (!shape_checks_.empty()) {
     std::vector<std::string> checks;
     for (const auto& [symbol, check] : shape_checks_) checks.push_back(check);
