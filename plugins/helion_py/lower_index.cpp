@@ -254,7 +254,7 @@ ExprPtr KernelLowering::CoerceForStore(Val value, const Type& region,
                                      : std::span<const Dim>();
     auto broadcast = BroadcastShapes(shape, region.shape);
     if (!broadcast.ok() || *broadcast != region.shape) {
-      UnifyOperandShapes(OpKind::kAdd, {expr->type, region}, loc);
+      UnifyOperandShapes(OpKind::kAdd, {expr->type, region}, loc, "store");
       Fail(loc, fmt::format("cannot store a value of type {} into a region of "
                             "type {}",
                             TypeToString(expr->type), TypeToString(region)));

@@ -231,7 +231,7 @@ class KernelLowering {
   // After an op failed to type: unifies the symbolic dims its operands
   // disagree on where the op forces them equal (broadcast, contraction).
   bool UnifyOperandShapes(OpKind op, const std::vector<Type>& types,
-                          SourceLoc loc);
+                          SourceLoc loc, const char* why = "broadcast");
 
  private:
   const KernelDef& kernel_;

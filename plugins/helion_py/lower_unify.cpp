@@ -83,7 +83,7 @@ bool KernelLowering::UnifyDims(Dim a, Dim b, SourceLoc loc,
 
 bool KernelLowering::UnifyOperandShapes(OpKind op,
                                         const std::vector<Type>& types,
-                                        SourceLoc loc) {
+                                        SourceLoc loc, const char* why) {
   auto unify_right_aligned = [&](std::span<const Dim> x, std::span<const Dim> y,
                                  const char* why) {
     bool changed = false;
@@ -116,8 +116,7 @@ bool KernelLowering::UnifyOperandShapes(OpKind op,
   for (size_t i = 0; i < types.size(); ++i) {
     for (size_t j = i + 1; j < types.size(); ++j) {
       if (!types[i].is_tensor() || !types[j].is_tensor()) continue;
-      changed |=
-          unify_right_aligned(types[i].shape, types[j].shape, "broadcast");
+      changed |= unify_right_aligned(types[i].shape, types[j].shape, why);
     }
   }
   return changed;
