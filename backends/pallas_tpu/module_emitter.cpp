@@ -1,5 +1,6 @@
 #include "module_emitter.h"
 
+#include <algorithm>
 #include <numeric>
 #include <regex>
 
@@ -72,11 +73,44 @@ class HostEmitter : public ExprEmitter {
 
   absl::StatusOr<EmittedFile> Run();
   void EmitShapeChecks(PyLines& out) const;
+  // Rank-generic parameters (`rank_generic`: `p:k`) accept any rank >= k;
+  // their leading dims are collapsed into one before anything else.
+  void EmitRankCollapse(PyLines& out);
 
  private:
   std::string Var(const Expr& expr) override { return Name(expr.name); }
   std::string DimSymbol(const std::string& symbol) override {
     return Name(symbol);
+  }
+  // Host scalars computed from sizes and constants only are Python numbers
+  // when the host function is traced (sizes are static under jax.jit): they
+  // use `math`, so a device kernel may close over them.
+  bool IsStaticScalar(const Expr& expr) const {
+    if (!expr.type.is_scalar()) return false;
+    switch (expr.op) {
+      case OpKind::kConst:
+      case OpKind::kSize:
+        return true;
+      case OpKind::kVar:
+        return expr.type.dtype == DType::kI64 ||
+               static_scalars_.count(expr.name) != 0;
+      default:
+        return std::all_of(
+            expr.operands.begin(), expr.operands.end(),
+            [&](const ExprPtr& operand) { return IsStaticScalar(*operand); });
+    }
+  }
+  std::string MathFunction(std::string_view jnp_name,
+                           const Expr& expr) override {
+    static const std::map<std::string_view, std::string_view> kMath = {
+        {"jnp.sqrt", "math.sqrt"}, {"jnp.exp", "math.exp"},
+        {"jnp.log", "math.log"},   {"jnp.log2", "math.log2"},
+        {"jnp.tanh", "math.tanh"}, {"jax.lax.erf", "math.erf"}};
+    auto it = kMath.find(jnp_name);
+    if (it == kMath.end() || !IsStaticScalar(expr)) {
+      return std::string(jnp_name);
+    }
+    return std::string(it->second);
   }
   std::string Name(const std::string& ir_name) {
     std::string name = SanitizeIdentifier(ir_name);
@@ -121,6 +155,9 @@ class HostEmitter : public ExprEmitter {
   std::set<std::string> defined_;
   std::set<std::string> prelude_defined_;
   std::map<std::string, HostAlloc> allocs_;
+  std::set<std::string> static_scalars_;
+  // Rank-generic parameter -> the name holding its shape as passed.
+  std::map<std::string, std::string> caller_shapes_;
   std::map<std::string, int> host_uses_;
   PyLines prelude_;
   PyLines body_;
@@ -157,6 +194,7 @@ bool HostEmitter::EmitStmt(const Stmt& stmt) {
         return true;
       }
       if (target.type.is_ref()) allocs_[target.name] = alloc;
+      if (IsStaticScalar(value)) static_scalars_.insert(target.name);
       if (value.op != OpKind::kAllocFull && value.op != OpKind::kReshape &&
           value.op != OpKind::kTranspose && host_uses_[target.name] == 0) {
         return true;
@@ -206,9 +244,20 @@ bool HostEmitter::EmitStmt(const Stmt& stmt) {
       SourceComment(stmt);
       return EmitLaunch(stmt);
     case StmtKind::kReturn: {
+      // A result that is `x.view(p.size())` of a rank-generic parameter
+      // takes p's shape as the caller passed it (`result_shapes`).
+      const auto* shapes =
+          GetAttr<std::vector<std::string>>(host_.attrs, "result_shapes");
       std::string text;
       for (size_t i = 0; i < stmt.operands.size(); ++i) {
-        text += (i ? ", " : "") + Emit(*stmt.operands[i]);
+        std::string value = Emit(*stmt.operands[i]);
+        if (shapes && i < shapes->size()) {
+          auto it = caller_shapes_.find((*shapes)[i]);
+          if (it != caller_shapes_.end()) {
+            value = fmt::format("jnp.reshape({}, {})", value, it->second);
+          }
+        }
+        text += (i ? ", " : "") + value;
       }
       if (!FlushErrors(stmt.loc)) return false;
       body_.Line(text.empty() ? "return None" : "return " + text);
@@ -549,6 +598,39 @@ std::string HostEmitter::Helpers() {
   return helpers.Text();
 }
 
+void HostEmitter::EmitRankCollapse(PyLines& out) {
+  const auto* list =
+      GetAttr<std::vector<std::string>>(host_.attrs, "rank_generic");
+  if (list == nullptr) return;
+  for (const std::string& entry : *list) {
+    const size_t colon = entry.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string param = entry.substr(0, colon);
+    const std::string name = SanitizeIdentifier(param);
+    const std::string trailing = entry.substr(colon + 1);
+    const auto* results =
+        GetAttr<std::vector<std::string>>(host_.attrs, "result_shapes");
+    const bool keeps_shape =
+        results &&
+        std::find(results->begin(), results->end(), param) != results->end();
+    out.Line(fmt::format("if {}.ndim < {}:", name, trailing));
+    out.Indent();
+    out.Line(fmt::format("raise ValueError({} % ({}.ndim,))",
+                         PyStringLiteral(fmt::format(
+                             "kernel '{}' needs {} of rank >= {}, got rank %d",
+                             host_.name, param, trailing)),
+                         name));
+    out.Dedent();
+    if (keeps_shape) {
+      const std::string shape = state_.names.Fresh(name + "_shape");
+      caller_shapes_[param] = shape;
+      out.Line(fmt::format("{} = {}.shape", shape, name));
+    }
+    out.Line(fmt::format("{} = jnp.reshape({}, (-1,) + {}.shape[-{}:])", name,
+                         name, name, trailing));
+  }
+}
+
 // The frontend's `shape_checks` (`x.1==w.0:<message>`, `x.1==128:...`):
 // dims the kernel's operations assume equal. Shapes are static under
 // jax.jit, so the check raises at trace time, naming the kernel's line.
@@ -611,6 +693,8 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
       });
     });
   });
+  PyLines rank_collapse;
+  EmitRankCollapse(rank_collapse);
   for (const Stmt& stmt : host_.body.stmts) {
     if (!EmitStmt(stmt)) {
       return absl::InvalidArgumentError(
@@ -668,6 +752,7 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
       "def {}({}*, interpret=False):", SanitizeIdentifier(host_.name), params));
   host_fn.Indent();
   host_fn.Append(static_checks);
+  host_fn.Append(rank_collapse);
   EmitShapeChecks(host_fn);
   host_fn.Append(prelude_);
   host_fn.Append(body_);
@@ -680,7 +765,9 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
     return std::regex_search(
         code, std::regex("(^|[^A-Za-z0-9_.])" + module_name + "\\."));
   };
-  if (uses("functools")) imports += "import functools\n\n";
+  if (uses("functools")) imports += "import functools\n";
+  if (uses("math")) imports += "import math\n";
+  if (!imports.empty()) imports += "\n";
   if (uses("jax")) imports += "import jax\n";
   if (uses("jnp")) imports += "import jax.numpy as jnp\n";
   if (uses("pl")) imports += "from jax.experimental import pallas as pl\n";
