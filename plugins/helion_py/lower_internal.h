@@ -208,6 +208,10 @@ class KernelLowering {
   // The rank a parameter's uses imply; memoized (it reads only the source).
   int InferRank(const std::string& param) const;
   int InferRankFromSource(const std::string& param) const;
+  int RankGenericTrailing(const std::string& param) const;
+  // The result's host shape when it is `x.view(p.size())` for a
+  // rank-generic parameter p: "p", else "".
+  std::string ResultShapeOf(const Node& node) const;
   void LowerBlock(const std::vector<PyStmt>& body);
   void LowerStmt(const PyStmt& stmt);
   void LowerFor(const PyStmt& stmt);
@@ -249,6 +253,7 @@ class KernelLowering {
   std::set<std::string> taken_;
   std::set<std::string> python_names_;
   std::set<std::string> param_symbols_;
+  std::set<std::string> rank_generic_params_;
   std::vector<Block*> blocks_;
   // Facts about the source alone, the same in every pass: computed once.
   std::optional<std::set<std::string>> body_names_;

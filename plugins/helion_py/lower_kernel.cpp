@@ -475,7 +475,14 @@ void KernelLowering::LowerReturn(const PyStmt& stmt) {
     return;
   }
   ExprList values;
+  std::vector<std::string> result_shapes;
   if (stmt.value) {
+    if (stmt.value->kind == NodeKind::kTuple) {
+      for (const NodePtr& item : stmt.value->children)
+        result_shapes.push_back(ResultShapeOf(*item));
+    } else {
+      result_shapes.push_back(ResultShapeOf(*stmt.value));
+    }
     Val value = Eval(*stmt.value);
     if (value.kind == ValKind::kPoison) return;
     std::vector<Val> items;
@@ -497,8 +504,35 @@ void KernelLowering::LowerReturn(const PyStmt& stmt) {
       values.push_back(std::move(item.expr));
     }
   }
+  if (std::any_of(result_shapes.begin(), result_shapes.end(),
+                  [](const std::string& p) { return !p.empty(); }) &&
+      result_shapes.size() == values.size()) {
+    SetAttr(function_.attrs, "result_shapes", std::move(result_shapes));
+  }
   Emit(MakeReturn(std::move(values), stmt.loc));
   returned_ = true;
+}
+
+std::string KernelLowering::ResultShapeOf(const Node& node) const {
+  // x.view(p.size()) / x.reshape(p.shape) / x.view(p.shape)
+  if (node.kind != NodeKind::kCall || node.children.size() != 2 ||
+      node.children[0]->kind != NodeKind::kAttribute) {
+    return "";
+  }
+  const std::string& method = node.children[0]->text;
+  if (method != "view" && method != "reshape") return "";
+  const Node* arg = node.children[1].get();
+  if (arg->kind == NodeKind::kCall && arg->children.size() == 1)
+    arg = arg->children[0].get();
+  else if (arg->kind == NodeKind::kCall)
+    return "";
+  if (arg->kind != NodeKind::kAttribute ||
+      (arg->text != "size" && arg->text != "shape") ||
+      arg->children[0]->kind != NodeKind::kName) {
+    return "";
+  }
+  const std::string& param = arg->children[0]->text;
+  return rank_generic_params_.count(param) ? param : "";
 }
 
 }  // namespace tessera::helion_py

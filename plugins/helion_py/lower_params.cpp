@@ -111,6 +111,81 @@ void KernelLowering::RecordParamDefaults() {
   if (any) SetAttr(function_.attrs, "defaults", std::move(defaults));
 }
 
+// A tensor parameter written rank-generically, as Helion's examples do:
+// reshaped with a leading -1 (`q.reshape([-1, m, d])`, `q.view(-1, d)`) and
+// otherwise used only through negative size indices, its whole size, dtype
+// or device. Returns how many trailing dims the reshape names (0: not
+// rank-generic). Such a parameter accepts any rank >= that count.
+int KernelLowering::RankGenericTrailing(const std::string& param) const {
+  if (spec_.args.count(param)) return 0;  // --arg fixes the rank
+  int trailing = 0;
+  bool fixed_rank_use = false;
+  auto is_param = [&](const Node& node) {
+    return node.kind == NodeKind::kName && node.text == param;
+  };
+  auto is_minus_one = [](const Node& node) {
+    return node.kind == NodeKind::kUnary &&
+           static_cast<UnaryOp>(node.op) == UnaryOp::kNeg &&
+           node.children[0]->kind == NodeKind::kInt &&
+           node.children[0]->int_value == 1;
+  };
+  auto non_negative_int = [](const Node& node) {
+    return node.kind == NodeKind::kInt;
+  };
+  WalkStmtNodes(
+      kernel_.body,
+      [&](const Node& node) {
+        if (node.kind == NodeKind::kSubscript && is_param(*node.children[0]))
+          fixed_rank_use = true;
+        if (node.kind == NodeKind::kSubscript && node.children.size() == 2 &&
+            node.children[1] &&
+            node.children[0]->kind == NodeKind::kAttribute &&
+            node.children[0]->text == "shape" &&
+            is_param(*node.children[0]->children[0]) &&
+            non_negative_int(*node.children[1])) {
+          fixed_rank_use = true;
+        }
+        if (node.kind != NodeKind::kCall ||
+            node.children[0]->kind != NodeKind::kAttribute ||
+            !is_param(*node.children[0]->children[0])) {
+          return;
+        }
+        const std::string& method = node.children[0]->text;
+        if (method == "size" && node.children.size() == 2 &&
+            non_negative_int(*node.children[1])) {
+          fixed_rank_use = true;
+        }
+        if ((method == "reshape" || method == "view") &&
+            node.children.size() >= 2) {
+          const Node* first = node.children[1].get();
+          size_t count = node.children.size() - 1;
+          if ((first->kind == NodeKind::kList ||
+               first->kind == NodeKind::kTuple) &&
+              node.children.size() == 2 && !first->children.empty()) {
+            count = first->children.size();
+            first = first->children[0].get();
+          }
+          if (is_minus_one(*first)) {
+            trailing = std::max<int>(trailing, static_cast<int>(count) - 1);
+          }
+        }
+      },
+      [&](const PyStmt& stmt) {
+        // m, d = x.size() / x.shape fixes the rank.
+        if (stmt.kind != PyStmtKind::kAssign || stmt.targets.size() != 1)
+          return;
+        const Node& target = *stmt.targets[0];
+        if (target.kind != NodeKind::kTuple && target.kind != NodeKind::kList)
+          return;
+        const Node* value = stmt.value.get();
+        if (value->kind == NodeKind::kCall) value = value->children[0].get();
+        if (value->kind == NodeKind::kAttribute &&
+            is_param(*value->children[0]))
+          fixed_rank_use = true;
+      });
+  return fixed_rank_use ? 0 : trailing;
+}
+
 // `hl.constexpr` and `str` parameters are compile-time values: their
 // default, or `--arg name=VALUE`. The host function keeps them as keyword
 // arguments and checks at trace time that a call passes the compiled value.
@@ -190,6 +265,8 @@ void KernelLowering::SetUpParams() {
     taken_.insert(param.name);
   }
   std::vector<std::string> static_params;
+  std::vector<std::string> rank_generic;
+  rank_generic_params_.clear();
   size_t position = 0;  // in the host signature, which has no callables
   for (const Param& param : kernel_.params) {
     if (IsStaticParam(param)) {
@@ -256,6 +333,13 @@ void KernelLowering::SetUpParams() {
                  annotation == "torch.Tensor") {
         Shape shape;
         int rank = InferRank(param.name);
+        if (int trailing = RankGenericTrailing(param.name); trailing > 0) {
+          // Leading dims collapse into dim 0 (the host function reshapes);
+          // the IR sees [lead, trailing...].
+          rank = std::max(rank, trailing + 1);
+          rank_generic.push_back(fmt::format("{}:{}", param.name, rank - 1));
+          rank_generic_params_.insert(param.name);
+        }
         for (int d = 0; d < rank; ++d) {
           std::string symbol = fmt::format("{}_d{}", param.name, d);
           for (int n = 1; python_names_.count(symbol) || taken_.count(symbol);
@@ -290,6 +374,9 @@ void KernelLowering::SetUpParams() {
   RecordParamDefaults();
   if (!static_params.empty()) {
     SetAttr(function_.attrs, "static_params", std::move(static_params));
+  }
+  if (!rank_generic.empty()) {
+    SetAttr(function_.attrs, "rank_generic", std::move(rank_generic));
   }
   if (!shape_checks_.empty()) {
     std::vector<std::string> checks;

@@ -68,6 +68,15 @@ bool KernelLowering::UnifyDims(Dim a, Dim b, SourceLoc loc,
   auto spelled = [&](const Dim& d) {
     if (d.is_static()) return std::to_string(d.size);
     const auto& [param, dim] = symbol_origin_.at(d.symbol);
+    if (rank_generic_params_.count(param)) {
+      // The source indexes such a parameter from the end.
+      for (const Value& value : function_.params) {
+        if (value.name == param) {
+          return fmt::format("{}.size({})", param,
+                             dim - static_cast<int>(value.type.rank()));
+        }
+      }
+    }
     return fmt::format("{}.size({})", param, dim);
   };
   std::optional<std::string> lhs = origin(*da);

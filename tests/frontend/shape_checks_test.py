@@ -4,7 +4,9 @@ Compiles examples/scaled_epilogue.py once, with no --arg, and checks the
 generated host function: it runs for several shapes (interpret mode, against
 the NumPy reference), raises a ValueError naming the kernel's source line
 when w.size(0) != x.size(1) (forced equal by a broadcast), and raises when a
-compile-time argument differs from the compiled value.
+compile-time argument differs from the compiled value. Compiles
+examples/attention.py once per launcher, with no --arg, and runs the module
+for q/k/v of rank 2, 3 and 4 (its host body is rank-generic).
 
 usage: shape_checks_test.py TESSERA_BINARY SOURCE_DIR WORK_DIR
 """
@@ -49,6 +51,20 @@ def main(tessera, source_dir, work_dir):
             print(f"ValueError: {error}")
             if expected not in str(error):
                 failures.append(f"message {error!s} lacks {expected!r}")
+    for launcher in ("unroll", "emit_pipeline", "fori_loop"):
+        path = work_dir / f"attention_generic_{launcher}.py"
+        subprocess.run([tessera, "compile", "examples/attention.py", "--launcher", launcher,
+                        "-o", str(path)], cwd=source_dir, check=True)
+        attention = conformance_lib.load_module(path, path.stem).attention
+        for shape in ((256, 128), (2, 256, 128), (1, 2, 200, 64)):
+            q, k, v = (rng.standard_normal(shape, dtype=np.float32) for _ in range(3))
+            with conformance_lib.on_abstract_tpu():
+                got = np.asarray(attention(q, k, v, interpret=True), np.float64)
+            error = float(np.max(np.abs(got - references.attention(q, k, v))))
+            print(f"attention {launcher} {list(shape)}: shape {list(got.shape)}, "
+                  f"max |error| {error:.2e}")
+            if got.shape != shape or error > 1e-4:
+                failures.append(f"attention {launcher} wrong for {shape}")
     for failure in failures:
         print("FAIL:", failure)
     return 1 if failures else 0
