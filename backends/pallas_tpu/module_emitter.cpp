@@ -112,6 +112,13 @@ class HostEmitter : public ExprEmitter {
     }
     return std::string(it->second);
   }
+  // Host code after the kernel reads arrays whole (`x.sum(0)` on a result).
+  std::string Load(const Expr& expr) override {
+    for (const Index& index : expr.indices) {
+      if (index.kind != IndexKind::kSlice) return ExprEmitter::Load(expr);
+    }
+    return Sub(*expr.operands[0]);
+  }
   std::string Name(const std::string& ir_name) {
     std::string name = SanitizeIdentifier(ir_name);
     if (!defined_.count(ir_name)) {
