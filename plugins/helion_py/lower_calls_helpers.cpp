@@ -68,6 +68,11 @@ std::string ModuleOf(const std::string& path) {
 }
 
 ExprPtr Calls::Operand(const Val& value, const Type* peer, SourceLoc loc) {
+  if (value.IsRef() && !L.in_device()) {
+    // Host code after the kernel (`grad_w_blocks.sum(0)`): the whole array.
+    Val whole = L.LoadWhole(value, loc);
+    return whole.IsValue() ? std::move(whole.expr) : nullptr;
+  }
   if (value.IsRef()) {
     Diagnostic* d = L.Report(
         loc, fmt::format("cannot compute with {} directly", Describe(value)));
@@ -128,8 +133,14 @@ Val Calls::BinaryFn(OpKind op, const Val& a, const Val& b, SourceLoc loc) {
   return L.MakeTyped(op, Two(std::move(x), std::move(y)), {}, loc);
 }
 
-Val Calls::Reduce(OpKind op, const Val& x, const Val* dim, const Val* keepdim,
-                  SourceLoc loc) {
+Val Calls::Reduce(OpKind op, const Val& input, const Val* dim,
+                  const Val* keepdim, SourceLoc loc) {
+  if (input.IsRef() && !L.in_device()) {
+    Val whole = L.LoadWhole(input, loc);
+    if (!whole.IsValue()) return Val::Poison();
+    return Reduce(op, whole, dim, keepdim, loc);
+  }
+  const Val& x = input;
   if (!x.IsTensor()) {
     if (x.IsRef()) {
       Operand(x, nullptr, loc);

@@ -161,6 +161,8 @@ class KernelLowering {
   // Refs must be named before they can be indexed: a computed ref (a view,
   // an allocation) is stored in a fresh value.
   Val MaterializeRef(Val value, const std::string& hint, SourceLoc loc = {});
+  // A ref read whole as a tensor value (host code after the kernel).
+  Val LoadWhole(const Val& ref, SourceLoc loc);
 
   bool BuildIndices(const Type& base, std::vector<Val> items,
                     std::vector<SourceLoc> item_locs, bool is_load,

@@ -153,7 +153,11 @@ Val KernelLowering::CallMethod(Val self, const std::string& name,
     Note(d, "cast the loaded tile instead, e.g. x[tile].to(dtype)");
     return Val::Poison();
   }
-  // Everything below computes on values.
+  // Everything below computes on values; on the host a ref is read whole.
+  if (self.IsRef() && !in_device()) {
+    self = LoadWhole(self, loc);
+    if (!self.IsValue()) return Val::Poison();
+  }
   if (self.IsRef()) {
     Diagnostic* d = Report(loc, fmt::format("cannot call '{}' on {} directly",
                                             name, Describe(self)));
