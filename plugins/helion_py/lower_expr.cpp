@@ -694,7 +694,9 @@ Val KernelLowering::Binary(BinaryOp op, Val lhs, Val rhs, SourceLoc loc) {
     args.positional_locs = {loc, loc};
     return CallFunction("torch.matmul", args);
   }
-  for (const Val* side : {&lhs, &rhs}) {
+  for (Val* side : {&lhs, &rhs}) {
+    if (side->IsRef() && !in_device()) *side = LoadWhole(*side, loc);
+    if (side->kind == ValKind::kPoison) return Val::Poison();
     if (side->IsRef()) {
       Diagnostic* d = Report(
           loc, fmt::format("cannot compute with {} directly", Describe(*side)));
