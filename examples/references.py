@@ -114,6 +114,13 @@ def scaled_epilogue(x, w):
     return np.clip((x * w[None, :]) ** 2, -2.0, 2.0)
 
 
+def block_col_sums(x):
+    (x,) = _f64(x)
+    shifted = x - x.max(axis=-1, keepdims=True)
+    log_softmax = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    return log_softmax.sum(axis=0)
+
+
 EXAMPLES = {
     "add": {"args": [("x", (256, 512)), ("y", (256, 512))], "dtype": "f32"},
     "exp": {"args": [("x", (256, 512))], "dtype": "f32"},
@@ -143,6 +150,7 @@ EXAMPLES = {
     "geglu": {"args": [("a", (256, 512)), ("b", (256, 512))], "dtype": "f32"},
     "swiglu": {"args": [("a", (256, 512)), ("b", (256, 512))], "dtype": "f32"},
     "scaled_epilogue": {"args": [("x", (256, 512)), ("w", (512,))], "dtype": "f32"},
+    "block_col_sums": {"args": [("x", (512, 256))], "dtype": "f32"},
 }
 
 
