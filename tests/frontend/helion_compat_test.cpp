@@ -158,6 +158,40 @@ TEST(HelionCompat, NewZerosSliceClampBroadcastTensors) {
   EXPECT_TRUE(Has(r, "torch.broadcast_tensors")) << r.ir;
 }
 
+TEST(HelionCompat, HostCodeAfterTheKernelReadsWholeArrays) {
+  CompileResult r = Compile(
+      Kernel("x",
+             "    partial = torch.empty_like(x)\n"
+             "    for t in hl.tile(x.size(0)):\n"
+             "        partial[t, :] = torch.log_softmax(x[t, :], dim=-1)\n"
+             "    return partial.sum(0) / x.size(0), torch.sum(partial)\n"));
+  ASSERT_TRUE(r.module) << r.diagnostics;
+  EXPECT_TRUE(Has(r, "sum(load(partial)[:, :]) {dim = 0, keepdim = false}"))
+      << r.ir;
+  EXPECT_TRUE(Has(r, "log(sum(exp(")) << r.ir;
+}
+
+TEST(HelionCompat, HelionTestingDTypesAndFp8) {
+  CompileResult half = Compile(
+      "import torch\nimport helion\nimport helion.language as hl\n"
+      "from helion._testing import HALF_DTYPE\n\n@helion.kernel()\n"
+      "def k(x):\n"
+      "    out = torch.empty(x.size(), dtype=HALF_DTYPE)\n"
+      "    for t in hl.tile(x.size(0)):\n"
+      "        out[t] = x[t]\n"
+      "    return out\n");
+  ASSERT_TRUE(half.module) << half.diagnostics;
+  EXPECT_TRUE(Has(half, "-> (ref<bf16[x_d0]>)")) << half.ir;
+  CompileResult fp8 = Compile(
+      Kernel("x",
+             "    out = torch.empty(x.size(), dtype=torch.float8_e4m3fn)\n"
+             "    return out\n"));
+  ASSERT_FALSE(fp8.errors.empty());
+  EXPECT_NE(fp8.errors[0].message.find("torch.float8_e4m3fn is not supported"),
+            std::string::npos);
+  EXPECT_EQ(fp8.errors[0].loc.line, 7u);
+}
+
 TEST(HelionCompat, FileWithoutKernelsIsANote) {
   CompileResult r = Compile("import torch\n\ndef main():\n    pass\n");
   EXPECT_TRUE(r.errors.empty()) << r.diagnostics;
