@@ -1,8 +1,8 @@
 #include "module_emitter.h"
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
-#include <regex>
 
 #include "fmt/format.h"
 #include "launchers/launchers.h"
@@ -769,8 +769,19 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
       Helpers() + "\n\n" + kernel_.Text() + "\n\n" + host_fn.Text();
   std::string imports;
   auto uses = [&](const std::string& module_name) {
-    return std::regex_search(
-        code, std::regex("(^|[^A-Za-z0-9_.])" + module_name + "\\."));
+    // `name.` preceded by no identifier character or dot; a plain search
+    // (no std::regex: building one per module costs more than the rest of
+    // the module's assembly).
+    const std::string needle = module_name + ".";
+    for (size_t at = code.find(needle); at != std::string::npos;
+         at = code.find(needle, at + 1)) {
+      const char before = at == 0 ? ' ' : code[at - 1];
+      if (!std::isalnum(static_cast<unsigned char>(before)) && before != '_' &&
+          before != '.') {
+        return true;
+      }
+    }
+    return false;
   };
   if (uses("functools")) imports += "import functools\n";
   if (uses("math")) imports += "import math\n";

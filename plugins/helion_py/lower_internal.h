@@ -210,7 +210,9 @@ class KernelLowering {
   // The rank a parameter's uses imply; memoized (it reads only the source).
   int InferRank(const std::string& param) const;
   int InferRankFromSource(const std::string& param) const;
+  // Memoized (it reads only the source).
   int RankGenericTrailing(const std::string& param) const;
+  int RankGenericTrailingFromSource(const std::string& param) const;
   // The result's host shape when it is `x.view(p.size())` for a
   // rank-generic parameter p: "p", else "".
   std::string ResultShapeOf(const Node& node) const;
@@ -260,6 +262,7 @@ class KernelLowering {
   // Facts about the source alone, the same in every pass: computed once.
   std::optional<std::set<std::string>> body_names_;
   mutable std::map<std::string, int> inferred_ranks_;
+  mutable std::map<std::string, int> rank_generic_trailing_;
   int tile_depth_ = 0;
   int loop_depth_ = 0;
   bool quiet_ = false;

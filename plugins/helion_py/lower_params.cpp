@@ -117,6 +117,13 @@ void KernelLowering::RecordParamDefaults() {
 // or device. Returns how many trailing dims the reshape names (0: not
 // rank-generic). Such a parameter accepts any rank >= that count.
 int KernelLowering::RankGenericTrailing(const std::string& param) const {
+  auto [cached, inserted] = rank_generic_trailing_.try_emplace(param, 0);
+  if (inserted) cached->second = RankGenericTrailingFromSource(param);
+  return cached->second;
+}
+
+int KernelLowering::RankGenericTrailingFromSource(
+    const std::string& param) const {
   if (spec_.args.count(param)) return 0;  // --arg fixes the rank
   int trailing = 0;
   bool fixed_rank_use = false;
