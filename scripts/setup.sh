@@ -11,7 +11,9 @@ DEBIAN_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-venv
 )
-PYTHON_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 "numpy<3" pyflakes==3.2.0)
+# libtpu: the real TPU compiler (the version jax[tpu]==0.10.2 pins); it
+# compiles kernels ahead of time for v5e / v6e / v7x with no TPU attached.
+PYTHON_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 "libtpu==0.0.42.*" "numpy<3" pyflakes==3.2.0)
 
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do

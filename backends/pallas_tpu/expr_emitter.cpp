@@ -147,8 +147,23 @@ std::string ExprEmitter::Sub(const Expr& expr) {
     }
     return fmt::format("{}({})", fn, args);
   };
+  // Mosaic has no int8 vector arithmetic ("Only vector<i16> and
+  // vector<i32> are supported"): int8 operands are computed in int32 and
+  // an int8 result is truncated back, which wraps exactly as int8 would.
+  auto is_int8_tensor = [](const Expr& e) {
+    return e.type.is_tensor() && e.type.dtype == DType::kI8;
+  };
+  auto widened = [&](size_t i) {
+    const Expr& e = *expr.operands[i];
+    return is_int8_tensor(e) ? fmt::format("{}.astype(jnp.int32)", Sub(e))
+                             : operand(i);
+  };
+  auto narrowed = [&](std::string text) {
+    return is_int8_tensor(expr) ? fmt::format("{}.astype(jnp.int8)", text)
+                                : text;
+  };
   auto binary = [&](std::string_view op) {
-    return fmt::format("({} {} {})", operand(0), op, operand(1));
+    return narrowed(fmt::format("({} {} {})", widened(0), op, widened(1)));
   };
   switch (expr.op) {
     case OpKind::kVar:
@@ -194,7 +209,7 @@ std::string ExprEmitter::Sub(const Expr& expr) {
     case OpKind::kTileSize:
       return TileOp(expr);
     case OpKind::kNeg:
-      return fmt::format("(-{})", operand(0));
+      return narrowed(fmt::format("(-{})", widened(0)));
     case OpKind::kExp:
       return call("jnp.exp");
     case OpKind::kExp2:
@@ -214,7 +229,7 @@ std::string ExprEmitter::Sub(const Expr& expr) {
     case OpKind::kErf:
       return call("jax.lax.erf");
     case OpKind::kAbs:
-      return call("jnp.abs");
+      return narrowed(fmt::format("jnp.abs({})", widened(0)));
     case OpKind::kRelu:
       return call("jax.nn.relu");
     case OpKind::kGelu: {
@@ -249,9 +264,11 @@ std::string ExprEmitter::Sub(const Expr& expr) {
     case OpKind::kPow:
       return binary("**");
     case OpKind::kMaximum:
-      return call("jnp.maximum");
+      return narrowed(
+          fmt::format("jnp.maximum({}, {})", widened(0), widened(1)));
     case OpKind::kMinimum:
-      return call("jnp.minimum");
+      return narrowed(
+          fmt::format("jnp.minimum({}, {})", widened(0), widened(1)));
     case OpKind::kAnd:
       return binary("&");
     case OpKind::kOr:

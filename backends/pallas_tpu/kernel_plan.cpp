@@ -193,9 +193,21 @@ bool PlanBuilder::Build() {
   for (RefPlan& ref : plan_.refs) {
     PlanSpecs(ref);
     if (plan_.launcher != Launcher::kUnroll) PlanStreaming(ref);
-    if (ref.stream_loop == nullptr && CheckRefBlock(ref).has_value()) {
+    std::optional<std::string> illegal =
+        ref.stream_loop == nullptr && !plan_.keep_illegal_blocks
+            ? CheckRefBlock(ref)
+            : std::nullopt;
+    if (illegal) {
       // An illegal block keeps the whole array in VMEM along the offending
-      // dims; the kernel slices it instead.
+      // dims and the kernel slices it instead, which Mosaic compiles only
+      // when each slice starts at an aligned offset.
+      if (std::optional<std::string> why = UnalignedSlices(ref)) {
+        return Error(plan_.launch->loc,
+                     fmt::format("the block of '{}' is not TPU-legal: {}; and "
+                                 "slicing the whole array inside the kernel "
+                                 "instead needs {}; choose another block size",
+                                 ref.name, *illegal, *why));
+      }
       for (size_t d = ref.dims.size() >= 2 ? ref.dims.size() - 2 : 0;
            d < ref.dims.size(); ++d) {
         ref.dims[d].kind = SpecKind::kFull;
@@ -505,6 +517,29 @@ void PlanBuilder::PlanGrid() {
 
 }  // namespace
 
+std::optional<std::string> UnalignedSlices(const RefPlan& ref) {
+  // Mosaic proves the alignment of a dynamic slice from its offset: a
+  // multiple of 128 lanes on the minor dim, and on the second-minor dim of 8
+  // sublanes for 32- and 16-bit types but 32 for 8-bit ones (E2003
+  // UnprovenMemoryAccessAlignment otherwise; found by the legality sweep
+  // against libtpu, tests/conformance/legality_sweep.py).
+  const size_t rank = ref.dims.size();
+  const int64_t sublanes = DTypeBytes(ref.type.dtype) == 1 ? 32 : 8;
+  for (size_t d = rank >= 2 ? rank - 2 : 0; d < rank; ++d) {
+    const SpecDim& dim = ref.dims[d];
+    if (dim.kind != SpecKind::kBlocked) continue;
+    const bool lanes = d + 1 == rank;
+    const int64_t multiple = lanes ? 128 : sublanes;
+    if (dim.block % multiple != 0) {
+      return fmt::format(
+          "offsets that are multiples of {} ({}) along dim {}, "
+          "and its block is {}",
+          multiple, lanes ? "lanes" : "sublanes", d, dim.block);
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> CheckRefBlock(const RefPlan& ref) {
   std::vector<BlockDim> block;
   for (const SpecDim& dim : ref.dims) {
@@ -530,11 +565,13 @@ std::vector<int64_t> StreamBlockShape(const KernelPlan& plan,
 absl::StatusOr<KernelPlan> BuildKernelPlan(const Module& module,
                                            const Function& host,
                                            Launcher launcher,
-                                           DiagnosticEngine& diagnostics) {
+                                           DiagnosticEngine& diagnostics,
+                                           bool keep_illegal_blocks) {
   KernelPlan plan;
   plan.host = &host;
   plan.kernel_name = host.name;
   plan.launcher = launcher;
+  plan.keep_illegal_blocks = keep_illegal_blocks;
   PlanBuilder builder(module, plan, diagnostics);
   if (!builder.Build()) {
     return absl::InvalidArgumentError(

@@ -74,6 +74,10 @@ struct KernelPlan {
   const Stmt* launch = nullptr;
   std::string kernel_name;
   Launcher launcher = Launcher::kEmitPipeline;
+  // Blocks that break the TPU's tiling rules are kept as asked instead of
+  // falling back to whole dims (the `check_legality = false` option: lets
+  // the real compiler judge exactly the blocks a user chose).
+  bool keep_illegal_blocks = false;
   std::map<std::string, TileInfo> tiles;
   std::vector<std::string> grid_tiles;  // IR order
   // Pallas grid order: indices into grid_tiles, parallel dims first.
@@ -98,10 +102,14 @@ struct KernelPlan {
 absl::StatusOr<KernelPlan> BuildKernelPlan(const Module& module,
                                            const Function& host,
                                            Launcher launcher,
-                                           DiagnosticEngine& diagnostics);
+                                           DiagnosticEngine& diagnostics,
+                                           bool keep_illegal_blocks = false);
 
 // Lanes / sublanes legality of a ref's outer block (nullopt: legal).
 std::optional<std::string> CheckRefBlock(const RefPlan& ref);
+// Why slicing the whole array along the blocked dims inside the kernel (the
+// fallback for an illegal block) would not compile; nullopt when it would.
+std::optional<std::string> UnalignedSlices(const RefPlan& ref);
 
 // The block shape an inner loop streams for `ref` (per ref dim: static size,
 // or -1 for a full dim).

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "fmt/format.h"
+#include "lane_rows.h"
 #include "launchers/launchers.h"
 
 namespace tessera::pallas {
@@ -169,9 +170,43 @@ class HostEmitter : public ExprEmitter {
   PyLines prelude_;
   PyLines body_;
   PyLines kernel_;
+  // The helper that gives interpret mode and CPU-side export a TPU to ask.
+  std::string tpu_target_fn_;
   uint32_t last_line_ = 0;
   size_t reported_ = 0;
 };
+
+// Mosaic keeps kernel values that do not fit the vector registers (a block's
+// accumulator, a dot's result) in VMEM it allocates itself, next to the
+// blocks and scratch. Modeled as twice the largest such value plus 1 MiB:
+// against libtpu, a 1024^2 bf16 matmul needed 18.4 MiB (emit_pipeline) and
+// 26.0 MiB (unroll) where blocks and scratch came to 16 and 20 MiB, with a
+// 4 MiB f32 accumulator; raising vmem_limit_bytes a little too far costs
+// nothing, too little fails to compile.
+VmemBuffer CompilerScratch(const Function& device) {
+  int64_t largest = 0;
+  std::string what = "none";
+  auto consider = [&](const Value& value) {
+    if (!value.type.is_tensor()) return;
+    int64_t bytes = DTypeBytes(value.type.dtype);
+    for (const Dim& dim : value.type.shape) {
+      if (!dim.is_static()) return;
+      bytes *= dim.size;
+    }
+    if (bytes > largest) {
+      largest = bytes;
+      what = fmt::format("{} {}", value.name, TypeToString(value.type));
+    }
+  };
+  WalkStmts(device.body, [&](const Stmt& stmt) {
+    for (const Value& value : stmt.results) consider(value);
+    for (const Value& value : stmt.iter_args) consider(value);
+  });
+  constexpr int64_t kMiB = 1024 * 1024;
+  return VmemBuffer{
+      fmt::format("compiler scratch for kernel values (largest: {})", what),
+      2 * largest + kMiB, 1};
+}
 
 std::string HostEmitter::HostDim(const std::string& host_ref, size_t d) {
   // The dims of the host value's type (host names), so that the value can
@@ -196,7 +231,15 @@ bool HostEmitter::EmitStmt(const Stmt& stmt) {
       alloc.kind = value.op;
       alloc.shape = target.type.shape;
       alloc.dtype = target.type.dtype;
-      if (value.op == OpKind::kEmpty) {
+      // A view of a fresh array (lane_rows.h) is as fresh: the pallas_call
+      // creates it, the host only states its shape.
+      const bool fresh_view =
+          value.op == OpKind::kReshape && !value.operands.empty() &&
+          value.operands[0]->op == OpKind::kVar &&
+          allocs_.count(value.operands[0]->name) &&
+          allocs_[value.operands[0]->name].kind == OpKind::kEmpty;
+      if (value.op == OpKind::kEmpty || fresh_view) {
+        alloc.kind = OpKind::kEmpty;
         allocs_[target.name] = alloc;
         return true;
       }
@@ -422,7 +465,8 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     for (int64_t size : sizes) bytes = size < 0 ? 0 : bytes * size;
     vmem.push_back(
         VmemBuffer{fmt::format("block {} of {}", block, ref.name), bytes, 2});
-    if (auto problem = CheckRefBlock(ref)) {
+    if (auto problem =
+            options_.check_legality ? CheckRefBlock(ref) : std::nullopt) {
       Fail(launch.loc, fmt::format("block {} of '{}' is not TPU-legal: {}",
                                    block, ref.name, *problem));
     }
@@ -461,7 +505,9 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
   for (const VmemBuffer& buffer : device_emitter->vmem_buffers()) {
     vmem.push_back(buffer);
   }
-  VmemPlan vmem_plan = PlanVmem(vmem, options_.tpu);
+  vmem.push_back(CompilerScratch(*plan_.device));
+  VmemPlan vmem_plan =
+      options_.check_legality ? PlanVmem(vmem, options_.tpu) : VmemPlan{};
   if (!vmem_plan.error.empty()) return Fail(launch.loc, vmem_plan.error);
 
   // The pallas_call.
@@ -544,6 +590,11 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     args += (i ? ", " : "") + in_args[i];
   }
   body_.Line(fmt::format(")({})", args));
+  // The outputs now hold the kernel's results: no longer fresh arrays.
+  for (const RefPlan* ref : device_emitter->outputs()) {
+    auto alloc = allocs_.find(host_ref_of[ref->name]);
+    if (alloc != allocs_.end()) alloc->second.kind = OpKind::kVar;
+  }
   // Crop the padded outputs back to their shapes.
   for (const RefPlan* ref : device_emitter->outputs()) {
     bool any = false;
@@ -566,6 +617,37 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
 
 std::string HostEmitter::Helpers() {
   PyLines helpers;
+  helpers.Blank();
+  helpers.Blank();
+  helpers.Line(fmt::format("def {}(tpu):", tpu_target_fn_));
+  helpers.Line(
+      "    # Tracing a kernel asks for the chip's tiling (pipelines, "
+      "packed");
+  helpers.Line(
+      "    # layouts). With no TPU as the default device (interpret mode or "
+      "export");
+  helpers.Line(
+      "    # on a CPU host), an abstract TPU of generation `tpu` answers it.");
+  helpers.Line(
+      "    if jax.sharding.get_abstract_mesh().abstract_device is not None:");
+  helpers.Line("        return contextlib.nullcontext()");
+  helpers.Line(
+      "    default = jax.config.jax_default_device or jax.devices()[0]");
+  helpers.Line("    if getattr(default, \"platform\", default) == \"tpu\":");
+  helpers.Line("        return contextlib.nullcontext()");
+  helpers.Line(
+      "    kinds = {\"v5e\": \"TPU v5 lite\", \"v6e\": \"TPU v6 lite\", "
+      "\"v7x\": \"TPU7x\"}");
+  helpers.Line("    if tpu not in kinds:");
+  helpers.Line(
+      "        raise ValueError(f\"tpu must be one of {sorted(kinds)}, got "
+      "{tpu!r}\")");
+  helpers.Line(
+      "    device = jax.sharding.AbstractDevice(device_kind=kinds[tpu], "
+      "num_cores=1, platform=\"tpu\")");
+  helpers.Line(
+      "    return jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((), "
+      "(), abstract_device=device))");
   if (!state_.round_up_fn.empty()) {
     helpers.Blank();
     helpers.Blank();
@@ -674,11 +756,13 @@ void HostEmitter::EmitShapeChecks(PyLines& out) const {
 }
 
 absl::StatusOr<EmittedFile> HostEmitter::Run() {
-  auto plan = BuildKernelPlan(module_, host_, options_.launcher, diagnostics_);
+  auto plan = BuildKernelPlan(module_, host_, options_.launcher, diagnostics_,
+                              !options_.check_legality);
   if (!plan.ok()) return plan.status();
   plan_ = *std::move(plan);
   RegisterNames(host_, state_.names);
   RegisterNames(*plan_.device, state_.names);
+  tpu_target_fn_ = state_.names.Fresh("_tpu_target");
   for (const Value& param : host_.params) {
     defined_.insert(param.name);
     if (param.type.is_ref()) {
@@ -755,14 +839,18 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
     ++i;
   }
   PyLines host_fn;
-  host_fn.Line(fmt::format(
-      "def {}({}*, interpret=False):", SanitizeIdentifier(host_.name), params));
+  host_fn.Line(fmt::format("def {}({}*, interpret=False, tpu=\"{}\"):",
+                           SanitizeIdentifier(host_.name), params,
+                           options_.tpu.name));
+  host_fn.Indent();
+  host_fn.Line(fmt::format("with {}(tpu):", tpu_target_fn_));
   host_fn.Indent();
   host_fn.Append(static_checks);
   host_fn.Append(rank_collapse);
   EmitShapeChecks(host_fn);
   host_fn.Append(prelude_);
   host_fn.Append(body_);
+  host_fn.Dedent();
   host_fn.Dedent();
 
   std::string code =
@@ -783,6 +871,7 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
     }
     return false;
   };
+  if (uses("contextlib")) imports += "import contextlib\n";
   if (uses("functools")) imports += "import functools\n";
   if (uses("math")) imports += "import math\n";
   if (!imports.empty()) imports += "\n";
@@ -810,6 +899,11 @@ absl::StatusOr<EmittedFile> EmitKernelModule(const Module& module,
                                              const Function& host,
                                              const ModuleOptions& options,
                                              DiagnosticEngine& diagnostics) {
+  if (std::optional<Module> rows = CarryRank1RefsAsRows(module, host)) {
+    HostEmitter emitter(*rows, *rows->FindFunction(host.name), options,
+                        diagnostics);
+    return emitter.Run();
+  }
   HostEmitter emitter(module, host, options, diagnostics);
   return emitter.Run();
 }

@@ -19,6 +19,9 @@ struct ModuleOptions {
   Launcher launcher = Launcher::kEmitPipeline;
   TpuGeneration tpu;
   EmitOptions emit;
+  // false: emit the blocks as asked, with no legality errors and no raised
+  // VMEM limit (for comparing verdicts with the real compiler).
+  bool check_legality = true;
 };
 
 absl::StatusOr<EmittedFile> EmitKernelModule(const Module& module,

@@ -34,6 +34,7 @@ class PallasTpuBackend : public Backend {
     }
     module_options.tpu = *tpu;
     module_options.emit.prefetch = options.GetBool("prefetch", true);
+    module_options.check_legality = options.GetBool("check_legality", true);
 
     std::vector<EmittedFile> files;
     bool failed = false;
@@ -77,6 +78,12 @@ bool Register(PluginRegistrar* registrar) {
                  std::string("v6e"),
                  "TPU generation for legality and the VMEM budget",
                  {"v5e", "v6e", "v7x"}},
+      OptionSpec{"check_legality",
+                 OptionType::kBool,
+                 true,
+                 "reject blocks the TPU cannot tile and VMEM overflows at "
+                 "compile time (false: emit them as asked)",
+                 {}},
       OptionSpec{"prefetch",
                  OptionType::kBool,
                  true,

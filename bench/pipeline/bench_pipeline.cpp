@@ -87,7 +87,7 @@ absl::StatusOr<CompileJob> MakeJob(Toolchain& toolchain,
   if (!text.ok()) return text.status();
   job.text = std::move(*text);
   PipelineOverrides overrides;
-  overrides.launcher = launcher;
+  overrides.backend_options.push_back({"launcher", launcher, "--launcher"});
   ResolveRequest request;
   request.input_path = job.path;
   request.need_frontend = true;

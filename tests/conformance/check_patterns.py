@@ -71,7 +71,7 @@ PATTERNS = {
         "even": _attention_args(2, 32, 256, 128), "ragged": _attention_args(2, 40, 200, 128)}),
 }
 
-CHECKS = ("interpret", "tpu_interpret", "export")
+CHECKS = lib.RUN_CHECKS
 
 
 def check_pattern(name):
@@ -86,10 +86,7 @@ def check_pattern(name):
             arrays, exact = lib.make_inputs(specs, seed=len(rows))
             expected = reference(*exact)
             cells = {}
-            for mode in ("interpret", "tpu_interpret"):
-                cells[mode] = lib.timed(lambda mode=mode: lib.compare(
-                    lib.run_interpret(function, arrays, mode), expected))
-            cells["export"] = lib.timed(lambda: (lib.export_tpu(function, arrays) is not None, ""))
+            lib.check_function(function, arrays, expected, cells, provide_tpu=True)
             shape_text = " ".join("x".join(map(str, shape)) for shape, _ in specs)
             rows.append((f"{name} {lib.dtype_name(dtype)} {shape_label} [{shape_text}]", cells))
     flakes = lib.timed(lambda: lib.pyflakes(path))

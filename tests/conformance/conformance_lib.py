@@ -5,16 +5,21 @@ Every check runs on the CPU with JAX 0.10.2:
     interpret=pltpu.InterpretParams() and compare to a float64 reference;
   * export it for TPU (jax.export with platforms=["tpu"] runs Pallas's block
     checks and the Mosaic lowering rules without a TPU);
+  * compile it with the real TPU compiler (PyPI's libtpu) for v5e, v6e and
+    v7x, ahead of time and with no TPU attached (scripts/verify_tpu.py);
   * run pyflakes on the module file.
-All of them run inside an abstract mesh whose device is a TPU: emit_pipeline
-(and everything asking pltpu for the chip's tiling) fails on a CPU device with
-"Unsupported TPU device kind: cpu" without it.
+emit_pipeline (and everything asking pltpu for the chip's tiling) fails on a
+CPU device with "Unsupported TPU device kind: cpu" unless an abstract mesh
+names a TPU. Generated modules enter one themselves (their `tpu=` keyword), so
+they are run as a user would, with no mesh (provide_tpu=False); hand-written
+patterns are run inside on_abstract_tpu().
 """
 import contextlib
 import dataclasses
 import functools
 import importlib.util
 import io
+import pathlib
 import sys
 import time
 import traceback
@@ -25,6 +30,9 @@ import numpy as np
 from jax.experimental.pallas import tpu as pltpu
 from pyflakes import api as pyflakes_api
 from pyflakes import reporter as pyflakes_reporter
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+import verify_tpu  # noqa: E402  (the real-compiler helpers, shared with the CLI)
 
 # The TPU generation simulated while tracing on the CPU.
 ABSTRACT_DEVICE_KIND = "TPU v6e"
@@ -39,6 +47,13 @@ TOLERANCES = {
     "float32": {"atol": 1e-4, "rtol": 1e-4},
     "bfloat16": {"atol": 2e-2, "rtol": 2e-2},
 }
+
+# The real compiler's generations (scripts/verify_tpu.py).
+TPU_GENERATIONS = verify_tpu.GENERATIONS
+
+# The checks run on a generated module, in order (see check_function).
+REAL_COMPILER_CHECKS = tuple(f"tpu_{gen}" for gen in TPU_GENERATIONS)
+RUN_CHECKS = ("interpret", "tpu_interpret", "export", *REAL_COMPILER_CHECKS)
 
 INTERPRET_MODES = {
     "interpret": lambda: True,
@@ -114,22 +129,56 @@ def compare(outputs, references):
     return True, f"err/tol {worst:.2f}"
 
 
-def run_interpret(function, arrays, mode):
-    """Runs function(*arrays, interpret=<mode>) under the abstract TPU mesh."""
+def _tpu_context(provide_tpu):
+    return on_abstract_tpu() if provide_tpu else contextlib.nullcontext()
+
+
+def run_interpret(function, arrays, mode, provide_tpu=True):
+    """Runs function(*arrays, interpret=<mode>), under the abstract TPU mesh
+    when provide_tpu."""
     jitted = jax.jit(functools.partial(function, interpret=INTERPRET_MODES[mode]()))
-    with on_abstract_tpu():
+    with _tpu_context(provide_tpu):
         return jax.block_until_ready(jitted(*arrays))
 
 
-def export_tpu(function, arrays):
-    """Lowers function for TPU from the CPU; returns the StableHLO text."""
-    structs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays]
-    with on_abstract_tpu():
+def export_tpu(function, arrays, provide_tpu=True):
+    """Lowers function for TPU from the CPU; returns the StableHLO text.
+    arrays: arrays or (shape, dtype) pairs."""
+    structs = [jax.ShapeDtypeStruct(a.shape, a.dtype) if hasattr(a, "shape")
+               else jax.ShapeDtypeStruct(*a) for a in arrays]
+    with _tpu_context(provide_tpu):
         exported = jax.export.export(jax.jit(function), platforms=["tpu"])(*structs)
     text = exported.mlir_module()
     if "tpu_custom_call" not in text:
         raise AssertionError("exported module has no tpu_custom_call")
     return text
+
+
+def check_tpu_compile(function, arg_specs, generation):
+    """A cell check: (ok, "code KiB, temp KiB") from the real compiler
+    (scripts/verify_tpu.py: deviceless libtpu)."""
+    try:
+        compiled = verify_tpu.compile_tpu(function, arg_specs, generation)
+    except Exception as error:  # The compiler's verdict is the cell's detail.
+        return False, verify_tpu.compiler_error(error)
+    return True, verify_tpu.describe(compiled)
+
+
+def check_function(function, arrays, expected, cells, compare_outputs=None,
+                   provide_tpu=False):
+    """Fills cells[c] for every c in RUN_CHECKS: both interpret modes against
+    `expected`, the TPU export, and the real compiler per generation.
+    provide_tpu: enter the abstract TPU mesh for the interpret and export runs
+    (hand-written patterns; generated modules do it themselves)."""
+    compare_outputs = compare_outputs or compare
+    for mode in INTERPRET_MODES:
+        cells[mode] = timed(lambda mode=mode: compare_outputs(
+            run_interpret(function, arrays, mode, provide_tpu), expected))
+    cells["export"] = timed(
+        lambda: (export_tpu(function, arrays, provide_tpu) is not None, ""))
+    for generation in TPU_GENERATIONS:
+        cells[f"tpu_{generation}"] = timed(
+            lambda g=generation: check_tpu_compile(function, arrays, g))
 
 
 def pyflakes(path):

@@ -10,8 +10,13 @@ Cells (one row per launcher x dtype x shape):
   interpret      run with interpret=True, compare to examples/references.py
   tpu_interpret  run with interpret=pltpu.InterpretParams(), compare
   export         jax.export for platforms=["tpu"] (block checks + Mosaic lowering)
+  tpu_v5e, tpu_v6e, tpu_v7x
+                 the real TPU compiler (libtpu, deviceless) compiles the module
+                 for that generation: Mosaic's layouts, alignment and VMEM
   pyflakes       pyflakes on the generated module
-All JAX work runs under an abstract TPU mesh (see conformance_lib). Prints the
+The module runs as a user would run it: no abstract mesh around it (it provides
+its own TPU for interpret mode and export); the real compiles use a deviceless
+TPU topology as the default device. Prints the
 matrix and exits 1 on any red cell (FAIL, blocked, XPASS); expected failures
 come only from expected_failures.py.
 """
@@ -29,7 +34,7 @@ import conformance_lib as lib
 import expected_failures
 import kernel_table
 
-CHECKS = ("compile", "interpret", "tpu_interpret", "export", "pyflakes")
+CHECKS = ("compile", *lib.RUN_CHECKS, "pyflakes")
 
 
 def parse_args(argv):
@@ -43,6 +48,8 @@ def parse_args(argv):
     parser.add_argument("--launcher", action="append", choices=kernel_table.LAUNCHERS)
     parser.add_argument("--dtype", action="append", choices=kernel_table.DTYPES)
     parser.add_argument("--shape", action="append", choices=("even", "ragged"))
+    parser.add_argument("--large-only", action="store_true",
+                        help="only the compile-only realistic sizes")
     return parser.parse_args(argv)
 
 
@@ -54,14 +61,28 @@ def load_reference(source_dir, kernel):
     return getattr(module, kernel)
 
 
-def compile_kernel(args, launcher, dtype, names, shapes, out_dir):
+def large_config(args, launcher, case, out_dir):
+    """The launcher's config plus the case's block sizes, written to out_dir."""
+    text = (args.source_dir / "configs" / f"pallas_{launcher}.toml").read_text()
+    if case.block_sizes:
+        sizes = ", ".join(str(b) for b in case.block_sizes)
+        text += f"\n[kernels.{args.kernel}]\nblock_sizes = [{sizes}]\n"
+    path = out_dir.parent / f"{out_dir.name}.toml"
+    path.write_text(text)
+    return path
+
+
+def compile_kernel(args, launcher, dtype, names, shapes, out_dir, config=None,
+                   generation=None):
     """Runs the tessera CLI; returns (ok, detail, generated module path)."""
     if out_dir.exists():
         shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True)
     command = [args.tessera, "compile", f"examples/{args.kernel}.py",
-               f"--config=configs/pallas_{launcher}.toml", "--emit=code",
+               f"--config={config or f'configs/pallas_{launcher}.toml'}", "--emit=code",
                *kernel_table.arg_flags(names, shapes, dtype), f"--output={out_dir}/"]
+    if generation:
+        command.append(f"--tpu={generation}")
     result = subprocess.run(command, cwd=args.source_dir, capture_output=True, text=True)
     if result.returncode != 0:
         message = (result.stderr or result.stdout).strip().splitlines()
@@ -85,16 +106,53 @@ def check_module(kernel, module_path, arrays, expected, cells):
         function = getattr(module, kernel)
     except Exception as error:  # An unimportable module is a red row, not a crash.
         detail = f"import: {lib.short_error(error)}"
-        for check in ("interpret", "tpu_interpret", "export"):
+        for check in lib.RUN_CHECKS:
             cells[check] = lib.Cell("FAIL", detail)
         function = None
     if function is not None:
-        for mode in ("interpret", "tpu_interpret"):
-            cells[mode] = lib.timed(lambda mode=mode: lib.compare(
-                lib.run_interpret(function, arrays, mode), expected))
-        cells["export"] = lib.timed(
-            lambda: (lib.export_tpu(function, arrays) is not None, ""))
+        lib.check_function(function, arrays, expected, cells)
     cells["pyflakes"] = lib.timed(lambda: lib.pyflakes(module_path))
+
+
+def check_large(args, names, case, launcher):
+    """A compile-only row: per generation, `tessera compile --tpu GEN` (so the
+    VMEM budget is that generation's) and the real compiler for it; the TPU
+    export and pyflakes on the v6e module; no interpret runs."""
+    cells = {"interpret": lib.Cell("n/a", "compile-only size"),
+             "tpu_interpret": lib.Cell("n/a", "compile-only size")}
+    specs = [(shape, jnp.dtype(case.dtype)) for shape in case.shapes]
+    row_dir = args.work_dir / args.kernel / "large" / (
+        f"{launcher}.{case.dtype}." + "".join(c if c.isalnum() else "_" for c in case.label))
+    row_dir.mkdir(parents=True, exist_ok=True)
+    compile_details = []
+    for generation in lib.TPU_GENERATIONS:
+        out_dir = row_dir / generation
+        config = large_config(args, launcher, case, out_dir)
+        start = time.perf_counter()
+        ok, detail, module_path = compile_kernel(
+            args, launcher, case.dtype, names, case.shapes, out_dir, config, generation)
+        compile_details.append(f"{generation}: {detail}")
+        check = f"tpu_{generation}"
+        if not ok:
+            cells["compile"] = lib.Cell("FAIL", "; ".join(compile_details),
+                                        time.perf_counter() - start)
+            cells[check] = lib.Cell("blocked", "not compiled")
+            continue
+        try:
+            function = getattr(lib.load_module(
+                module_path, f"large_{args.kernel}_{row_dir.name}_{generation}"), args.kernel)
+        except Exception as error:  # An unimportable module is a red cell.
+            cells[check] = lib.Cell("FAIL", f"import: {lib.short_error(error)}")
+            continue
+        cells[check] = lib.timed(lambda: lib.check_tpu_compile(function, specs, generation))
+        if generation == "v6e":
+            cells["export"] = lib.timed(
+                lambda: (lib.export_tpu(function, specs, provide_tpu=False) is not None, ""))
+            cells["pyflakes"] = lib.timed(lambda: lib.pyflakes(module_path))
+    cells.setdefault("compile", lib.Cell("pass", "one module per generation"))
+    for check in CHECKS:
+        cells.setdefault(check, lib.Cell("blocked", "not compiled"))
+    return cells
 
 
 def apply_expected_failures(kernel, launcher, dtype, shape, cells):
@@ -131,7 +189,7 @@ def main(argv):
         return 1
 
     rows = []
-    for dtype in dtypes:
+    for dtype in ([] if args.large_only else dtypes):
         for shape_label in shape_labels:
             shapes = spec.shapes[shape_label]
             if len(names) < len(shapes):
@@ -153,7 +211,7 @@ def main(argv):
                 cells["compile"] = lib.Cell("pass" if ok else "FAIL", detail,
                                             time.perf_counter() - compile_start)
                 if reference_error is not None:
-                    for check in ("interpret", "tpu_interpret", "export"):
+                    for check in lib.RUN_CHECKS:
                         cells[check] = lib.Cell("FAIL", f"reference: {reference_error}")
                     if module_path is not None:
                         cells["pyflakes"] = lib.timed(lambda: lib.pyflakes(module_path))
@@ -164,6 +222,17 @@ def main(argv):
                 apply_expected_failures(args.kernel, launcher, dtype, shape_label, cells)
                 shape_text = " ".join("x".join(map(str, s)) for s in shapes)
                 label = f"{args.kernel} {launcher} {dtype} {shape_label} [{shape_text}]"
+                rows.append((label, cells))
+                print(f"  {label}: " + ", ".join(
+                    f"{c} {cells[c].status} {cells[c].seconds:.1f}s" for c in CHECKS),
+                    flush=True)
+
+    if not (args.launcher or args.dtype or args.shape) or args.large_only:
+        for case in spec.large:
+            for launcher in launchers:
+                cells = check_large(args, names, case, launcher)
+                shape_text = " ".join("x".join(map(str, s)) for s in case.shapes)
+                label = f"{args.kernel} {launcher} {case.dtype} {case.label} [{shape_text}]"
                 rows.append((label, cells))
                 print(f"  {label}: " + ", ".join(
                     f"{c} {cells[c].status} {cells[c].seconds:.1f}s" for c in CHECKS),

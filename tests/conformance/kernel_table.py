@@ -24,10 +24,23 @@ DTYPE_SPELLING = {"float32": "f32", "bfloat16": "bf16"}
 
 
 @dataclasses.dataclass(frozen=True)
+class LargeCase:
+    """A realistic size that is only compiled (TPU export and the real
+    compiler per generation): interpreting it on the CPU would cost minutes."""
+    label: str
+    shapes: list
+    dtype: str
+    # Helion order: one per hl.tile dim, outer before inner (config
+    # `[kernels.<name>] block_sizes`); None keeps the kernel's defaults.
+    block_sizes: tuple = None
+
+
+@dataclasses.dataclass(frozen=True)
 class KernelSpec:
     # shape label ("even" | "ragged") -> one shape per tensor parameter.
     shapes: dict
     dtypes: tuple = DTYPES
+    large: tuple = ()
 
 
 def _same(shape, count):
@@ -39,17 +52,29 @@ SPECS = {
     "exp": KernelSpec({"even": [(256, 256)], "ragged": [(200, 300)]}),
     "softmax": KernelSpec({"even": [(256, 256)], "ragged": [(200, 300)]}),
     "matmul": KernelSpec({"even": [(256, 256), (256, 256)],
-                          "ragged": [(200, 200), (200, 300)]}),
+                          "ragged": [(200, 200), (200, 300)]},
+                         large=(LargeCase("2048^3 blocks 512", _same((2048, 2048), 2),
+                                          "bfloat16", (512, 512, 512)),
+                                LargeCase("2048^3 blocks 1024", _same((2048, 2048), 2),
+                                          "bfloat16", (1024, 1024, 1024)))),
     "matmul_bias_gelu": KernelSpec({"even": [(256, 256), (256, 256), (256,)],
                                     "ragged": [(200, 200), (200, 300), (300,)]}),
     "bmm": KernelSpec({"even": [(2, 128, 256), (2, 256, 256)],
                        "ragged": [(2, 200, 136), (2, 136, 200)]}),
     "attention": KernelSpec({"even": _same((1, 2, 256, 128), 3),
-                             "ragged": _same((1, 2, 200, 64), 3)}),
+                             "ragged": _same((1, 2, 200, 64), 3)},
+                            large=(LargeCase("seq 2048 d 128", _same((1, 8, 2048, 128), 3),
+                                             "bfloat16", (1, 512, 512)),
+                                   LargeCase("seq 2048 d 256", _same((1, 8, 2048, 256), 3),
+                                             "bfloat16", (1, 256, 512)))),
     "split_k_matmul": KernelSpec({"even": [(256, 512), (512, 256)],
                                   "ragged": [(200, 300), (300, 200)]}),
     "layer_norm": KernelSpec({"even": [(256, 256), (256,), (256,)],
-                              "ragged": [(200, 300), (300,), (300,)]}),
+                              "ragged": [(200, 300), (300,), (300,)]},
+                             large=(LargeCase("4096x4096", [(4096, 4096), (4096,), (4096,)],
+                                              "float32"),
+                                    LargeCase("4096x4096", [(4096, 4096), (4096,), (4096,)],
+                                              "bfloat16"))),
     "rms_norm": KernelSpec({"even": [(256, 256), (256,)], "ragged": [(200, 300), (300,)]}),
     "row_sum": KernelSpec({"even": [(256, 256)], "ragged": [(200, 300)]}),
     "long_sum": KernelSpec({"even": [(256, 1024)], "ragged": [(200, 1000)]}),

@@ -39,7 +39,11 @@ class ConfigTest : public ::testing::Test {
          std::string("unroll"),
          "",
          {"unroll", "emit_pipeline", "fori_loop"}},
-        {"tpu", OptionType::kString, std::string("v6e"), "", {}},
+        {"tpu",
+         OptionType::kString,
+         std::string("v6e"),
+         "",
+         {"v5e", "v6e", "v7x"}},
         {"interpret", OptionType::kBool, false, "", {}},
     };
     backend.create = [] { return std::unique_ptr<Backend>(); };
@@ -318,7 +322,7 @@ TEST_F(ConfigTest, OptionValueNotAmongChoices) {
 TEST_F(ConfigTest, CommandLineOverridesConfig) {
   PipelineOverrides overrides;
   overrides.passes = std::vector<std::string>{"ssa"};
-  overrides.launcher = "fori_loop";
+  overrides.backend_options.push_back({"launcher", "fori_loop", "--launcher"});
   overrides.args = {{"q", "f32[8, 128]"}};
   absl::StatusOr<ResolvedPipeline> pipeline = Resolve(kGoodConfig, overrides);
   ASSERT_TRUE(pipeline.ok()) << AllMessages(diagnostics_);
@@ -338,7 +342,8 @@ TEST_F(ConfigTest, EmptyPassesOverrideRunsNoPasses) {
 
 TEST_F(ConfigTest, BadLauncherOverrideNamesTheFlag) {
   PipelineOverrides overrides;
-  overrides.launcher = "emit-pipeline";
+  overrides.backend_options.push_back(
+      {"launcher", "emit-pipeline", "--launcher"});
   EXPECT_FALSE(Resolve(kGoodConfig, overrides).ok());
   const Diagnostic error = OnlyError();
   EXPECT_EQ(error.message,
@@ -346,6 +351,22 @@ TEST_F(ConfigTest, BadLauncherOverrideNamesTheFlag) {
             "'pallas-tpu' (from --launcher) (expected one of: unroll, "
             "emit_pipeline, fori_loop); did you mean 'emit_pipeline'?");
   EXPECT_TRUE(error.file.empty());
+}
+
+TEST_F(ConfigTest, TpuOverrideSetsTheBackendOptionAndNamesTheFlag) {
+  PipelineOverrides overrides;
+  overrides.backend_options.push_back({"tpu", "v5e", "--tpu"});
+  absl::StatusOr<ResolvedPipeline> pipeline = Resolve(kGoodConfig, overrides);
+  ASSERT_TRUE(pipeline.ok()) << AllMessages(diagnostics_);
+  EXPECT_EQ(pipeline->info.backend_options.GetString("tpu"), "v5e");
+
+  PipelineOverrides bad;
+  bad.backend_options.push_back({"tpu", "v6", "--tpu"});
+  EXPECT_FALSE(Resolve(kGoodConfig, bad).ok());
+  EXPECT_EQ(OnlyError().message,
+            "invalid value 'v6' for option 'tpu' of backend 'pallas-tpu' "
+            "(from --tpu) (expected one of: v5e, v6e, v7x); did you mean "
+            "'v6e'?");
 }
 
 TEST_F(ConfigTest, UnknownPassOnCommandLine) {

@@ -133,8 +133,9 @@ TEST(Emitter, HeaderNamesSourceKernelAndLauncher) {
             0u)
       << result.code;
   EXPECT_NE(result.code.find("# src: line 6"), std::string::npos);
-  EXPECT_NE(result.code.find("def matmul(x, y, *, interpret=False):"),
-            std::string::npos);
+  EXPECT_NE(
+      result.code.find("def matmul(x, y, *, interpret=False, tpu=\"v6e\"):"),
+      std::string::npos);
 }
 
 TEST(Emitter, UnrollSlicesTheWholeInnerDim) {
@@ -402,15 +403,47 @@ TEST(Emitter, AboveDefaultLimitSetsVmemLimitBytes) {
 }
 
 TEST(Emitter, IllegalBlocksFallBackToWholeDims) {
-  // out[tile_m] with a 16-row tile is not lane-legal (16 is not a multiple
-  // of 128): the output stays whole in VMEM and the grid dim is arbitrary.
-  Result result = Emit("long_sum.tir", Launcher::kUnroll);
+  // x[tile_m, :] with an 8-row tile is not sublane-legal for bf16 (16 rows):
+  // x and out stay whole in VMEM, the kernel slices them at multiples of 8
+  // (which Mosaic accepts), and the grid dim is arbitrary.
+  constexpr char kCopy[] = R"(module "copy.tir" properties [ssa, outlined]
+
+func host @copy(x: ref<bf16[m, 256]>) -> (ref<bf16[m, 256]>) @1:1 {
+  m: i64 = size(x) {dim = 0} @1:1
+  out: ref<bf16[m, 256]> = empty() {shape = dims[m, 256], dtype = bf16} @2:3
+  launch @copy_device grid(0:m:8) (x, out, m) @3:3
+  return out @5:3
+}
+
+func device @copy_device(tile_m: tile<8>, x: ref<bf16[m, 256]>, out: ref<bf16[m, 256]>, m: i64) {kernel = "copy"} @3:3 {
+  store out[tile_m, :] = load(x)[tile_m, :] @4:5
+  return
+}
+)";
+  Result result = EmitText(kCopy, Launcher::kUnroll);
   ASSERT_TRUE(result.ok) << result.diagnostics;
   EXPECT_NE(result.code.find("(\"arbitrary\",)"), std::string::npos)
       << result.code;
-  EXPECT_NE(result.code.find("out[pl.ds(pl.multiple_of(tile_m * 16, 16), 16)]"),
+  EXPECT_NE(result.code.find("x[pl.ds(pl.multiple_of(tile_m * 8, 8), 8), :]"),
             std::string::npos)
       << result.code;
+}
+
+TEST(Emitter, RejectsIllegalBlocksWhoseSlicesWouldBeUnaligned) {
+  // out[tile_m] with a 16-row tile: a (1, 16) row block is not lane-legal,
+  // and slicing the whole row at multiples of 16 lanes does not compile
+  // either (E2003): a located error that names both rules.
+  Result result = Emit("long_sum_tile16.tir", Launcher::kUnroll);
+  EXPECT_FALSE(result.ok) << result.code;
+  EXPECT_NE(result.diagnostics.find(
+                "long_sum_tile16.tir:3:3: error: the block of 'out' is not "
+                "TPU-legal: "
+                "dim 1 of the block is 16, which is neither the full dim nor a "
+                "multiple of 128 (lanes); and slicing the whole array inside "
+                "the kernel instead needs offsets that are multiples of 128 "
+                "(lanes) along dim 1, and its block is 16"),
+            std::string::npos)
+      << result.diagnostics;
 }
 
 }  // namespace

@@ -33,6 +33,8 @@ constexpr FlagSpec kFlags[] = {
      "run these passes instead of the config's ('' = none)"},
     {"--launcher", "NAME", kCompile | kPipeline,
      "set the backend option 'launcher'"},
+    {"--tpu", "GEN", kCompile | kPipeline,
+     "set the backend option 'tpu' (v5e, v6e, v7x): legality and VMEM budget"},
     {"--arg", "NAME=TYPE", kCompile | kPipeline,
      "argument type for every kernel, e.g. x=bf16[1024,512] (repeatable)"},
     {"--plugin-path", "PATH", kAll,
@@ -47,6 +49,9 @@ constexpr FlagSpec kFlags[] = {
      "check print -> parse -> structural equality after every pass"},
     {"--require-kernel", "", kCompile,
      "fail (exit 1) when the input defines no kernel, instead of a note"},
+    {"--verify-tpu", "", kCompile,
+     "compile each written module with the real TPU compiler (libtpu, no "
+     "TPU needed) and report its first error at the kernel line"},
     {"--verbose", "", kAll, "say what is loaded and run"},
     {"--help", "", kAll, "show this help"},
 };
@@ -120,7 +125,10 @@ std::string Apply(const FlagSpec& flag, const std::string& value,
     }
     options.overrides.passes = std::move(passes);
   } else if (name == "--launcher") {
-    options.overrides.launcher = value;
+    options.overrides.backend_options.push_back(
+        {"launcher", value, "--launcher"});
+  } else if (name == "--tpu") {
+    options.overrides.backend_options.push_back({"tpu", value, "--tpu"});
   } else if (name == "--arg") {
     const size_t equals = value.find('=');
     if (equals == std::string::npos || equals == 0 ||
@@ -147,6 +155,8 @@ std::string Apply(const FlagSpec& flag, const std::string& value,
     options.verify_roundtrip = true;
   } else if (name == "--require-kernel") {
     options.require_kernel = true;
+  } else if (name == "--verify-tpu") {
+    options.verify_tpu = true;
   } else if (name == "--verbose") {
     options.overrides.verbose = true;
   } else if (name == "--help") {

@@ -31,6 +31,7 @@ struct CliOptions {
   bool verify_each = true;
   bool verify_roundtrip = false;
   bool require_kernel = false;  // a module with no function is an error
+  bool verify_tpu = false;      // --verify-tpu
 };
 
 // Parses the arguments after the program name. On a usage error, `error`

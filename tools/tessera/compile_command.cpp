@@ -11,6 +11,7 @@
 #include "fmt/format.h"
 #include "session.h"
 #include "tessera/ir/text.h"
+#include "verify_tpu.h"
 
 namespace tessera::cli {
 namespace {
@@ -52,9 +53,12 @@ bool IsPlainFileName(const std::string& name) {
          name.find('\0') == std::string::npos;
 }
 
+// Writes the backend's files; `written` receives the paths of files (none
+// for stdout).
 absl::Status WriteEmittedFiles(const std::vector<EmittedFile>& files,
                                const CliOptions& options,
-                               DiagnosticEngine& diagnostics) {
+                               DiagnosticEngine& diagnostics,
+                               std::vector<std::string>& written) {
   for (const EmittedFile& file : files) {
     if (!IsPlainFileName(file.name)) {
       return absl::InternalError(fmt::format(
@@ -80,6 +84,7 @@ absl::Status WriteEmittedFiles(const std::vector<EmittedFile>& files,
     const bool is_directory = fs::is_directory(output, error) ||
                               output.back() == '/' || files.size() > 1;
     if (!is_directory) {
+      written.push_back(output);
       return WriteFile(output, files.front().contents, diagnostics);
     }
     directory = output;
@@ -95,6 +100,7 @@ absl::Status WriteEmittedFiles(const std::vector<EmittedFile>& files,
     absl::Status status =
         WriteFile(directory / file.name, file.contents, diagnostics);
     if (!status.ok()) return status;
+    written.push_back((directory / file.name).string());
     if (options.overrides.verbose) {
       std::cerr << "tessera: wrote " << (directory / file.name).string()
                 << "\n";
@@ -225,6 +231,13 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
   request.input_path = is_tir ? "" : options.input;
   request.need_frontend = !is_tir;
   request.need_backend = options.emit == EmitKind::kCode;
+  if (options.verify_tpu && (options.emit != EmitKind::kCode ||
+                             (options.output && *options.output == "-"))) {
+    diagnostics.Error("", {},
+                      "--verify-tpu needs generated code written to a file "
+                      "(--emit=code, and -o FILE or a directory, not '-')");
+    return absl::InvalidArgumentError("bad --verify-tpu");
+  }
   absl::StatusOr<ResolvedPipeline> pipeline =
       ResolvePipeline(session.config, options.overrides, session.registry,
                       request, diagnostics);
@@ -280,8 +293,16 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
       timings.push_back(
           TimingEntry{fmt::format("backend '{}'", pipeline->backend->name),
                       Clock::now() - start});
-      status = files.ok() ? WriteEmittedFiles(*files, options, diagnostics)
-                          : files.status();
+      std::vector<std::string> written;
+      status = files.ok()
+                   ? WriteEmittedFiles(*files, options, diagnostics, written)
+                   : files.status();
+      if (status.ok() && options.verify_tpu) {
+        start = Clock::now();
+        status = VerifyOnTpu(written, pipeline->info, diagnostics);
+        timings.push_back(TimingEntry{"real TPU compiler (--verify-tpu)",
+                                      Clock::now() - start});
+      }
     }
   }
   if (options.timing) std::cerr << FormatTimingReport(timings);

@@ -221,13 +221,13 @@ class Resolver {
         given = section->options;
       }
     }
-    if (overrides_.launcher) {
-      ConfigOption launcher;
-      launcher.key = "launcher";
-      launcher.value = OptionValue(*overrides_.launcher);
-      launcher.type_name = "string";
-      launcher.flag = "--launcher";
-      given.push_back(std::move(launcher));
+    for (const BackendOptionOverride& flag : overrides_.backend_options) {
+      ConfigOption option;
+      option.key = flag.key;
+      option.value = OptionValue(flag.value);
+      option.type_name = "string";
+      option.flag = flag.flag;
+      given.push_back(std::move(option));
     }
     if (backend != nullptr) {
       pipeline.backend = backend;

@@ -17,10 +17,18 @@
 
 namespace tessera {
 
+// A backend option set on the command line (--launcher, --tpu, ...): it
+// overrides the config's value and its errors name the flag.
+struct BackendOptionOverride {
+  std::string key;    // "launcher"
+  std::string value;  // "fori_loop"
+  std::string flag;   // "--launcher"
+};
+
 // Command-line flags that override the config.
 struct PipelineOverrides {
   std::optional<std::vector<std::string>> passes;         // --passes
-  std::optional<std::string> launcher;                    // --launcher
+  std::vector<BackendOptionOverride> backend_options;     // --launcher, ...
   std::vector<std::pair<std::string, std::string>> args;  // --arg name=TYPE
   bool verbose = false;                                   // --verbose
 };

@@ -31,7 +31,7 @@ sys.path.insert(0, str(SUITE_DIR.parent))
 import conformance_lib as lib  # noqa: E402
 
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
-CHECKS = ("compile", "interpret", "tpu_interpret", "export", "pyflakes")
+CHECKS = ("compile", *lib.RUN_CHECKS, "pyflakes")
 PASSES = ("ssa", "outline", "atomic-accumulator")
 
 # The error bound of f32 accumulation rounded once to bf16: half an ulp of
@@ -189,10 +189,8 @@ def compare(case, outputs, expected):
 def check_module(case, module_path, arrays, expected, cells):
     module = lib.load_module(module_path, "generated_" + module_path.parent.name.replace(".", "_"))
     function = getattr(module, case.kernel)
-    for mode in ("interpret", "tpu_interpret"):
-        cells[mode] = lib.timed(lambda mode=mode: compare(
-            case, lib.run_interpret(function, arrays, mode), expected))
-    cells["export"] = lib.timed(lambda: (lib.export_tpu(function, arrays) is not None, ""))
+    lib.check_function(function, arrays, expected, cells,
+                       lambda outputs, want: compare(case, outputs, want))
     cells["pyflakes"] = lib.timed(lambda: lib.pyflakes(module_path))
 
 
@@ -225,7 +223,8 @@ def bf16_rounding_demonstration(args, case, arrays, exact, expected):
     else:
         def run_without_pass():
             module = lib.load_module(module_path, "generated_bf16_without_pass")
-            outputs = lib.run_interpret(getattr(module, case.kernel), arrays, "interpret")
+            outputs = lib.run_interpret(getattr(module, case.kernel), arrays, "interpret",
+                                        provide_tpu=False)
             ok, detail = compare(case, outputs, expected)
             return not ok, (f"compiled without the pass (unroll, interpret): "
                             f"{'passes' if ok else 'fails'} the tolerance: {detail}")
@@ -270,7 +269,7 @@ def main(argv):
             try:
                 check_module(case, module, arrays, expected, cells)
             except Exception as error:  # An unimportable module is a red row.
-                for check in ("interpret", "tpu_interpret", "export", "pyflakes"):
+                for check in (*lib.RUN_CHECKS, "pyflakes"):
                     cells.setdefault(check, lib.Cell("FAIL", lib.short_error(error)))
             if count != case.expected_arbitrary:
                 cells["compile"] = lib.Cell(

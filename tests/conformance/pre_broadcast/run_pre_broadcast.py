@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE.parent))
 import conformance_lib as lib  # noqa: E402
 
 LAUNCHERS = ("emit_pipeline", "fori_loop")
-CHECKS = ("compile", "rewrite", "interpret", "tpu_interpret", "export", "pyflakes")
+CHECKS = ("compile", "rewrite", *lib.RUN_CHECKS, "pyflakes")
 LANES = 128
 
 
@@ -164,14 +164,11 @@ def run_case(args, case, launcher, arrays, expected):
         function = getattr(lib.load_module(module_path, f"generated_{case.name}_{launcher}"),
                            case.kernel)
     except Exception as error:  # An unimportable module is a red row.
-        for check in ("interpret", "tpu_interpret", "export"):
+        for check in lib.RUN_CHECKS:
             cells[check] = lib.Cell("FAIL", f"import: {lib.short_error(error)}")
         function = None
     if function is not None:
-        for mode in ("interpret", "tpu_interpret"):
-            cells[mode] = lib.timed(lambda mode=mode: lib.compare(
-                lib.run_interpret(function, arrays, mode), expected))
-        cells["export"] = lib.timed(lambda: (lib.export_tpu(function, arrays) is not None, ""))
+        lib.check_function(function, arrays, expected, cells)
     cells["pyflakes"] = lib.timed(lambda: lib.pyflakes(module_path))
     return cells
 

@@ -1,0 +1,103 @@
+#include "verify_tpu.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "fmt/format.h"
+
+extern char** environ;
+
+namespace tessera::cli {
+namespace {
+
+// The Python with jax and libtpu: $TESSERA_PYTHON, else the project venv the
+// build was configured with.
+std::string PythonInterpreter() {
+  if (const char* python = std::getenv("TESSERA_PYTHON"); python && *python) {
+    return python;
+  }
+  return TESSERA_DEFAULT_PYTHON;
+}
+
+// "x_pallas.py" -> "x": the kernel a module was generated for.
+std::string KernelOf(const std::string& module) {
+  std::string stem = std::filesystem::path(module).stem().string();
+  const std::string suffix = "_pallas";
+  if (stem.size() > suffix.size() &&
+      stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    stem.resize(stem.size() - suffix.size());
+  }
+  return stem;
+}
+
+std::vector<std::string> VerifierArgs(const std::string& module,
+                                      const PipelineInfo& pipeline) {
+  std::vector<std::string> args = {PythonInterpreter(),
+                                   TESSERA_VERIFY_TPU_SCRIPT, module};
+  const std::string tpu = pipeline.backend_options.GetString("tpu", "");
+  if (!tpu.empty()) args.push_back("--tpu=" + tpu);
+  for (const std::string& key : {std::string("*"), KernelOf(module)}) {
+    auto kernel = pipeline.kernels.find(key);
+    if (kernel == pipeline.kernels.end()) continue;
+    for (const auto& [name, type] : kernel->second.args) {
+      args.push_back(fmt::format("--arg={}={}", name, type));
+    }
+  }
+  return args;
+}
+
+// Runs argv[0] with the args; returns its exit code, or -1 (errno set) when
+// it could not be started.
+int Run(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const std::string& arg : args) {
+    argv.push_back(const_cast<char*>(arg.c_str()));
+  }
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawn_error =
+      posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
+  if (spawn_error != 0) {
+    errno = spawn_error;
+    return -1;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+absl::Status VerifyOnTpu(const std::vector<std::string>& modules,
+                         const PipelineInfo& pipeline,
+                         DiagnosticEngine& diagnostics) {
+  size_t rejected = 0;
+  for (const std::string& module : modules) {
+    const std::vector<std::string> args = VerifierArgs(module, pipeline);
+    const int code = Run(args);
+    if (code < 0) {
+      diagnostics.Error("", {},
+                        fmt::format("--verify-tpu: cannot run '{}': {} (set "
+                                    "TESSERA_PYTHON to a Python with jax and "
+                                    "libtpu; scripts/setup.sh makes one)",
+                                    args[0], std::strerror(errno)));
+      return absl::FailedPreconditionError("no Python for --verify-tpu");
+    }
+    if (code != 0) ++rejected;
+  }
+  if (rejected == 0) return absl::OkStatus();
+  diagnostics.Error("", {},
+                    fmt::format("--verify-tpu: the real TPU compiler did not "
+                                "compile {} of {} module(s)",
+                                rejected, modules.size()));
+  return absl::InvalidArgumentError("rejected by the real TPU compiler");
+}
+
+}  // namespace tessera::cli
