@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "fmt/format.h"
+#include "host_contract.h"
 #include "lane_rows.h"
 #include "launchers/launchers.h"
 
@@ -73,10 +74,6 @@ class HostEmitter : public ExprEmitter {
         diagnostics_(diagnostics) {}
 
   absl::StatusOr<EmittedFile> Run();
-  void EmitShapeChecks(PyLines& out) const;
-  // Rank-generic parameters (`rank_generic`: `p:k`) accept any rank >= k;
-  // their leading dims are collapsed into one before anything else.
-  void EmitRankCollapse(PyLines& out);
 
  private:
   std::string Var(const Expr& expr) override { return Name(expr.name); }
@@ -687,74 +684,6 @@ std::string HostEmitter::Helpers() {
   return helpers.Text();
 }
 
-void HostEmitter::EmitRankCollapse(PyLines& out) {
-  const auto* list =
-      GetAttr<std::vector<std::string>>(host_.attrs, "rank_generic");
-  if (list == nullptr) return;
-  for (const std::string& entry : *list) {
-    const size_t colon = entry.find(':');
-    if (colon == std::string::npos) continue;
-    const std::string param = entry.substr(0, colon);
-    const std::string name = SanitizeIdentifier(param);
-    const std::string trailing = entry.substr(colon + 1);
-    const auto* results =
-        GetAttr<std::vector<std::string>>(host_.attrs, "result_shapes");
-    const bool keeps_shape =
-        results &&
-        std::find(results->begin(), results->end(), param) != results->end();
-    out.Line(fmt::format("if {}.ndim < {}:", name, trailing));
-    out.Indent();
-    out.Line(fmt::format("raise ValueError({} % ({}.ndim,))",
-                         PyStringLiteral(fmt::format(
-                             "kernel '{}' needs {} of rank >= {}, got rank %d",
-                             host_.name, param, trailing)),
-                         name));
-    out.Dedent();
-    if (keeps_shape) {
-      const std::string shape = state_.names.Fresh(name + "_shape");
-      caller_shapes_[param] = shape;
-      out.Line(fmt::format("{} = {}.shape", shape, name));
-    }
-    out.Line(fmt::format("{} = jnp.reshape({}, (-1,) + {}.shape[-{}:])", name,
-                         name, name, trailing));
-  }
-}
-
-// The frontend's `shape_checks` (`x.1==w.0:<message>`, `x.1==128:...`):
-// dims the kernel's operations assume equal. Shapes are static under
-// jax.jit, so the check raises at trace time, naming the kernel's line.
-void HostEmitter::EmitShapeChecks(PyLines& out) const {
-  const auto* checks =
-      GetAttr<std::vector<std::string>>(host_.attrs, "shape_checks");
-  if (checks == nullptr) return;
-  auto side = [&](std::string_view text) -> std::string {
-    const size_t dot = text.find('.');
-    if (dot == std::string_view::npos) return std::string(text);
-    return fmt::format("{}.shape[{}]",
-                       SanitizeIdentifier(std::string(text.substr(0, dot))),
-                       text.substr(dot + 1));
-  };
-  for (const std::string& check : *checks) {
-    const size_t equals = check.find("==");
-    const size_t colon = check.find(':', equals);
-    if (equals == std::string::npos || colon == std::string::npos) continue;
-    const std::string lhs = side(std::string_view(check).substr(0, equals));
-    const std::string rhs =
-        side(std::string_view(check).substr(equals + 2, colon - equals - 2));
-    std::string message;
-    for (char c : check.substr(colon + 1)) {
-      if (c == '%') message += '%';
-      message += c;
-    }
-    out.Line(fmt::format("if {} != {}:", lhs, rhs));
-    out.Indent();
-    out.Line(fmt::format("raise ValueError({} % ({}, {}))",
-                         PyStringLiteral(message + ", got %d and %d"), lhs,
-                         rhs));
-    out.Dedent();
-  }
-}
-
 absl::StatusOr<EmittedFile> HostEmitter::Run() {
   auto plan = BuildKernelPlan(module_, host_, options_.launcher, diagnostics_,
                               !options_.check_legality);
@@ -785,59 +714,15 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
     });
   });
   PyLines rank_collapse;
-  EmitRankCollapse(rank_collapse);
+  EmitRankCollapse(host_, state_.names, rank_collapse, caller_shapes_);
   for (const Stmt& stmt : host_.body.stmts) {
     if (!EmitStmt(stmt)) {
       return absl::InvalidArgumentError(
           fmt::format("cannot emit kernel '{}'", host_.name));
     }
   }
-  // Default values of parameters (eps=1e-05), when the frontend recorded
-  // them: attribute `defaults`, one Python literal per parameter ("" for
-  // none).
-  const auto* defaults =
-      GetAttr<std::vector<std::string>>(host_.attrs, "defaults");
-  // Compile-time parameters (`static_params`: `index:name=literal`) keep
-  // their place in the signature, with the compiled value as default.
-  std::map<size_t, std::pair<std::string, std::string>> statics;
-  if (const auto* list =
-          GetAttr<std::vector<std::string>>(host_.attrs, "static_params")) {
-    for (const std::string& entry : *list) {
-      const size_t colon = entry.find(':');
-      const size_t equals = entry.find('=', colon);
-      if (colon == std::string::npos || equals == std::string::npos) continue;
-      statics[std::stoul(entry.substr(0, colon))] = {
-          SanitizeIdentifier(entry.substr(colon + 1, equals - colon - 1)),
-          entry.substr(equals + 1)};
-    }
-  }
-  std::string params;
   PyLines static_checks;
-  const size_t count = host_.params.size() + statics.size();
-  for (size_t i = 0, position = 0; position < count; ++position) {
-    if (auto it = statics.find(position); it != statics.end()) {
-      const auto& [name, literal] = it->second;
-      params += fmt::format("{}={}, ", name, literal);
-      static_checks.Line(fmt::format("if {} != {}:", name, literal));
-      static_checks.Indent();
-      static_checks.Line(fmt::format(
-          "raise ValueError({} % ({},))",
-          PyStringLiteral(fmt::format(
-              "kernel '{}' was compiled for {}={}; got %r (recompile with "
-              "--arg {}=VALUE)",
-              host_.name, name, literal, name)),
-          name));
-      static_checks.Dedent();
-      continue;
-    }
-    if (i == host_.params.size()) break;  // malformed positions
-    params += SanitizeIdentifier(host_.params[i].name);
-    if (defaults && i < defaults->size() && !(*defaults)[i].empty()) {
-      params += "=" + (*defaults)[i];
-    }
-    params += ", ";
-    ++i;
-  }
+  const std::string params = HostParameters(host_, static_checks);
   PyLines host_fn;
   host_fn.Line(fmt::format("def {}({}*, interpret=False, tpu=\"{}\"):",
                            SanitizeIdentifier(host_.name), params,
@@ -847,7 +732,7 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
   host_fn.Indent();
   host_fn.Append(static_checks);
   host_fn.Append(rank_collapse);
-  EmitShapeChecks(host_fn);
+  EmitShapeChecks(host_, host_fn);
   host_fn.Append(prelude_);
   host_fn.Append(body_);
   host_fn.Dedent();
