@@ -109,6 +109,18 @@ def swiglu(a, b):
     return a / (1.0 + np.exp(-a)) * b
 
 
+def scaled_epilogue(x, w):
+    x, w = _f64(x, w)
+    return np.clip((x * w[None, :]) ** 2, -2.0, 2.0)
+
+
+def block_col_sums(x):
+    (x,) = _f64(x)
+    shifted = x - x.max(axis=-1, keepdims=True)
+    log_softmax = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    return log_softmax.sum(axis=0)
+
+
 EXAMPLES = {
     "add": {"args": [("x", (256, 512)), ("y", (256, 512))], "dtype": "f32"},
     "exp": {"args": [("x", (256, 512))], "dtype": "f32"},
@@ -137,6 +149,8 @@ EXAMPLES = {
     "long_sum": {"args": [("x", (8, 4096))], "dtype": "f32"},
     "geglu": {"args": [("a", (256, 512)), ("b", (256, 512))], "dtype": "f32"},
     "swiglu": {"args": [("a", (256, 512)), ("b", (256, 512))], "dtype": "f32"},
+    "scaled_epilogue": {"args": [("x", (256, 512)), ("w", (512,))], "dtype": "f32"},
+    "block_col_sums": {"args": [("x", (512, 256))], "dtype": "f32"},
 }
 
 

@@ -139,7 +139,8 @@ std::string ExprEmitter::DotOperand(const Expr& operand, int64_t) {
 
 std::string ExprEmitter::Sub(const Expr& expr) {
   auto operand = [&](size_t i) { return Sub(*expr.operands[i]); };
-  auto call = [&](std::string_view fn) {
+  auto call = [&](std::string_view jnp_name) {
+    const std::string fn = MathFunction(jnp_name, expr);
     std::string args;
     for (size_t i = 0; i < expr.operands.size(); ++i) {
       if (i) args += ", ";

@@ -39,6 +39,11 @@ class ExprEmitter {
                                      std::string_view fill);
   // Dot operand, masked along the contraction dim when it is ragged.
   virtual std::string DotOperand(const Expr& operand, int64_t axis);
+  // The function an elementwise op calls (`jnp.sqrt`); the host emitter
+  // uses Python's `math` for scalars known when the function is traced.
+  virtual std::string MathFunction(std::string_view jnp_name, const Expr&) {
+    return std::string(jnp_name);
+  }
   void Fail(std::string message) { errors_.push_back(std::move(message)); }
 
  private:

@@ -1,11 +1,14 @@
 #include "module_emitter.h"
 
+#include <algorithm>
+#include <cctype>
 #include <numeric>
-#include <regex>
 
 #include "fmt/format.h"
+#include "host_contract.h"
 #include "lane_rows.h"
 #include "launchers/launchers.h"
+#include "module_helpers.h"
 #include "tessera/python_literal.h"
 
 namespace tessera::pallas {
@@ -80,6 +83,43 @@ class HostEmitter : public ExprEmitter {
   std::string DimSymbol(const std::string& symbol) override {
     return Name(symbol);
   }
+  // Host scalars computed from sizes and constants only are Python numbers
+  // when the host function is traced (sizes are static under jax.jit): they
+  // use `math`, so a device kernel may close over them.
+  bool IsStaticScalar(const Expr& expr) const {
+    if (!expr.type.is_scalar()) return false;
+    switch (expr.op) {
+      case OpKind::kConst:
+      case OpKind::kSize:
+        return true;
+      case OpKind::kVar:
+        return expr.type.dtype == DType::kI64 ||
+               static_scalars_.count(expr.name) != 0;
+      default:
+        return std::all_of(
+            expr.operands.begin(), expr.operands.end(),
+            [&](const ExprPtr& operand) { return IsStaticScalar(*operand); });
+    }
+  }
+  std::string MathFunction(std::string_view jnp_name,
+                           const Expr& expr) override {
+    static const std::map<std::string_view, std::string_view> kMath = {
+        {"jnp.sqrt", "math.sqrt"}, {"jnp.exp", "math.exp"},
+        {"jnp.log", "math.log"},   {"jnp.log2", "math.log2"},
+        {"jnp.tanh", "math.tanh"}, {"jax.lax.erf", "math.erf"}};
+    auto it = kMath.find(jnp_name);
+    if (it == kMath.end() || !IsStaticScalar(expr)) {
+      return std::string(jnp_name);
+    }
+    return std::string(it->second);
+  }
+  // Host code after the kernel reads arrays whole (`x.sum(0)` on a result).
+  std::string Load(const Expr& expr) override {
+    for (const Index& index : expr.indices) {
+      if (index.kind != IndexKind::kSlice) return ExprEmitter::Load(expr);
+    }
+    return Sub(*expr.operands[0]);
+  }
   std::string Name(const std::string& ir_name) {
     std::string name = SanitizeIdentifier(ir_name);
     if (!defined_.count(ir_name)) {
@@ -121,7 +161,6 @@ class HostEmitter : public ExprEmitter {
       cost_.problem = std::string(estimate.status().message());
     }
   }
-  std::string Helpers();
   void SourceComment(const Stmt& stmt) {
     if (!stmt.loc.known() || stmt.loc.line == last_line_) return;
     last_line_ = stmt.loc.line;
@@ -138,6 +177,9 @@ class HostEmitter : public ExprEmitter {
   std::set<std::string> defined_;
   std::set<std::string> prelude_defined_;
   std::map<std::string, HostAlloc> allocs_;
+  std::set<std::string> static_scalars_;
+  // Rank-generic parameter -> the name holding its shape as passed.
+  std::map<std::string, std::string> caller_shapes_;
   std::map<std::string, int> host_uses_;
   PyLines prelude_;
   PyLines body_;
@@ -148,38 +190,6 @@ class HostEmitter : public ExprEmitter {
   size_t reported_ = 0;
   KernelCost cost_;
 };
-
-// Mosaic keeps kernel values that do not fit the vector registers (a block's
-// accumulator, a dot's result) in VMEM it allocates itself, next to the
-// blocks and scratch. Modeled as twice the largest such value plus 1 MiB:
-// against libtpu, a 1024^2 bf16 matmul needed 18.4 MiB (emit_pipeline) and
-// 26.0 MiB (unroll) where blocks and scratch came to 16 and 20 MiB, with a
-// 4 MiB f32 accumulator; raising vmem_limit_bytes a little too far costs
-// nothing, too little fails to compile.
-VmemBuffer CompilerScratch(const Function& device) {
-  int64_t largest = 0;
-  std::string what = "none";
-  auto consider = [&](const Value& value) {
-    if (!value.type.is_tensor()) return;
-    int64_t bytes = DTypeBytes(value.type.dtype);
-    for (const Dim& dim : value.type.shape) {
-      if (!dim.is_static()) return;
-      bytes *= dim.size;
-    }
-    if (bytes > largest) {
-      largest = bytes;
-      what = fmt::format("{} {}", value.name, TypeToString(value.type));
-    }
-  };
-  WalkStmts(device.body, [&](const Stmt& stmt) {
-    for (const Value& value : stmt.results) consider(value);
-    for (const Value& value : stmt.iter_args) consider(value);
-  });
-  constexpr int64_t kMiB = 1024 * 1024;
-  return VmemBuffer{
-      fmt::format("compiler scratch for kernel values (largest: {})", what),
-      2 * largest + kMiB, 1};
-}
 
 std::string HostEmitter::HostDim(const std::string& host_ref, size_t d) {
   // The dims of the host value's type (host names), so that the value can
@@ -217,6 +227,7 @@ bool HostEmitter::EmitStmt(const Stmt& stmt) {
         return true;
       }
       if (target.type.is_ref()) allocs_[target.name] = alloc;
+      if (IsStaticScalar(value)) static_scalars_.insert(target.name);
       if (value.op != OpKind::kAllocFull && value.op != OpKind::kReshape &&
           value.op != OpKind::kTranspose && host_uses_[target.name] == 0) {
         return true;
@@ -266,9 +277,20 @@ bool HostEmitter::EmitStmt(const Stmt& stmt) {
       SourceComment(stmt);
       return EmitLaunch(stmt);
     case StmtKind::kReturn: {
+      // A result that is `x.view(p.size())` of a rank-generic parameter
+      // takes p's shape as the caller passed it (`result_shapes`).
+      const auto* shapes =
+          GetAttr<std::vector<std::string>>(host_.attrs, "result_shapes");
       std::string text;
       for (size_t i = 0; i < stmt.operands.size(); ++i) {
-        text += (i ? ", " : "") + Emit(*stmt.operands[i]);
+        std::string value = Emit(*stmt.operands[i]);
+        if (shapes && i < shapes->size()) {
+          auto it = caller_shapes_.find((*shapes)[i]);
+          if (it != caller_shapes_.end()) {
+            value = fmt::format("jnp.reshape({}, {})", value, it->second);
+          }
+        }
+        text += (i ? ", " : "") + value;
       }
       if (!FlushErrors(stmt.loc)) return false;
       body_.Line(text.empty() ? "return None" : "return " + text);
@@ -585,78 +607,6 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
   return true;
 }
 
-std::string HostEmitter::Helpers() {
-  PyLines helpers;
-  helpers.Blank();
-  helpers.Blank();
-  helpers.Line(fmt::format("def {}(tpu):", tpu_target_fn_));
-  helpers.Line(
-      "    # Tracing a kernel asks for the chip's tiling (pipelines, "
-      "packed");
-  helpers.Line(
-      "    # layouts). With no TPU as the default device (interpret mode or "
-      "export");
-  helpers.Line(
-      "    # on a CPU host), an abstract TPU of generation `tpu` answers it.");
-  helpers.Line(
-      "    if jax.sharding.get_abstract_mesh().abstract_device is not None:");
-  helpers.Line("        return contextlib.nullcontext()");
-  helpers.Line(
-      "    default = jax.config.jax_default_device or jax.devices()[0]");
-  helpers.Line("    if getattr(default, \"platform\", default) == \"tpu\":");
-  helpers.Line("        return contextlib.nullcontext()");
-  helpers.Line(
-      "    kinds = {\"v5e\": \"TPU v5 lite\", \"v6e\": \"TPU v6 lite\", "
-      "\"v7x\": \"TPU7x\"}");
-  helpers.Line("    if tpu not in kinds:");
-  helpers.Line(
-      "        raise ValueError(f\"tpu must be one of {sorted(kinds)}, got "
-      "{tpu!r}\")");
-  helpers.Line(
-      "    device = jax.sharding.AbstractDevice(device_kind=kinds[tpu], "
-      "num_cores=1, platform=\"tpu\")");
-  helpers.Line(
-      "    return jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((), "
-      "(), abstract_device=device))");
-  if (!state_.round_up_fn.empty()) {
-    helpers.Blank();
-    helpers.Blank();
-    helpers.Line(fmt::format("def {}(size, multiple):", state_.round_up_fn));
-    helpers.Line("    return (size + multiple - 1) // multiple * multiple");
-  }
-  if (!state_.pad_fn.empty()) {
-    helpers.Blank();
-    helpers.Blank();
-    helpers.Line(fmt::format("def {}(array, multiples):", state_.pad_fn));
-    helpers.Line(
-        "    # Zero padding up to whole blocks: zero is neutral for "
-        "the dots and sums");
-    helpers.Line("    # that read it; other reductions mask the tail.");
-    helpers.Line(
-        "    pads = [(0, -size % multiple) for size, multiple in "
-        "zip(array.shape, multiples)]");
-    helpers.Line("    if not any(high for _, high in pads):");
-    helpers.Line("        return array");
-    helpers.Line("    return jnp.pad(array, pads)");
-  }
-  if (!state_.mask_fn.empty()) {
-    helpers.Blank();
-    helpers.Blank();
-    helpers.Line(fmt::format("def {}(value, axis, start, limit, fill):",
-                             state_.mask_fn));
-    helpers.Line(
-        "    # Replaces the elements of a ragged last tile (index >= "
-        "limit) along axis.");
-    helpers.Line(
-        "    index = start + jax.lax.broadcasted_iota(jnp.int32, "
-        "value.shape, axis)");
-    helpers.Line(
-        "    return jnp.where(index < limit, value, "
-        "jnp.asarray(fill, value.dtype))");
-  }
-  return helpers.Text();
-}
-
 absl::StatusOr<EmittedFile> HostEmitter::Run() {
   auto plan = BuildKernelPlan(module_, host_, options_.launcher, diagnostics_,
                               !options_.check_legality);
@@ -687,25 +637,16 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
       });
     });
   });
+  PyLines rank_collapse;
+  EmitRankCollapse(host_, state_.names, rank_collapse, caller_shapes_);
   for (const Stmt& stmt : host_.body.stmts) {
     if (!EmitStmt(stmt)) {
       return absl::InvalidArgumentError(
           fmt::format("cannot emit kernel '{}'", host_.name));
     }
   }
-  // Default values of parameters (eps=1e-05), when the frontend recorded
-  // them: attribute `defaults`, one Python literal per parameter ("" for
-  // none).
-  const auto* defaults =
-      GetAttr<std::vector<std::string>>(host_.attrs, "defaults");
-  std::string params;
-  for (size_t i = 0; i < host_.params.size(); ++i) {
-    params += SanitizeIdentifier(host_.params[i].name);
-    if (defaults && i < defaults->size() && !(*defaults)[i].empty()) {
-      params += "=" + (*defaults)[i];
-    }
-    params += ", ";
-  }
+  PyLines static_checks;
+  const std::string params = HostParameters(host_, static_checks);
   PyLines host_fn;
   host_fn.Line(fmt::format("def {}({}*, interpret=False, tpu=\"{}\"):",
                            SanitizeIdentifier(host_.name), params,
@@ -713,20 +654,35 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
   host_fn.Indent();
   host_fn.Line(fmt::format("with {}(tpu):", tpu_target_fn_));
   host_fn.Indent();
+  host_fn.Append(static_checks);
+  host_fn.Append(rank_collapse);
+  EmitShapeChecks(host_, host_fn);
   host_fn.Append(prelude_);
   host_fn.Append(body_);
   host_fn.Dedent();
   host_fn.Dedent();
 
-  std::string code =
-      Helpers() + "\n\n" + kernel_.Text() + "\n\n" + host_fn.Text();
+  std::string code = ModuleHelpers(state_, tpu_target_fn_) + "\n\n" +
+                     kernel_.Text() + "\n\n" + host_fn.Text();
   std::string imports;
   auto uses = [&](const std::string& module_name) {
-    return std::regex_search(
-        code, std::regex("(^|[^A-Za-z0-9_.])" + module_name + "\\."));
+    // `name.` preceded by no identifier character or dot; a plain search
+    // (no std::regex: building one per module costs more than the rest of
+    // the module's assembly).
+    const std::string needle = module_name + ".";
+    for (size_t at = code.find(needle); at != std::string::npos;
+         at = code.find(needle, at + 1)) {
+      const char before = at == 0 ? ' ' : code[at - 1];
+      if (!std::isalnum(static_cast<unsigned char>(before)) && before != '_' &&
+          before != '.') {
+        return true;
+      }
+    }
+    return false;
   };
   if (uses("contextlib")) imports += "import contextlib\n";
   if (uses("functools")) imports += "import functools\n";
+  if (uses("math")) imports += "import math\n";
   if (!imports.empty()) imports += "\n";
   if (uses("jax")) imports += "import jax\n";
   if (uses("jnp")) imports += "import jax.numpy as jnp\n";

@@ -32,6 +32,8 @@ enum class NodeKind : uint8_t {
   kTuple,      // children: elements
   kList,       // children: elements
   kIfExp,      // children: body, test, orelse
+  kStarred,    // *children[0] in a display or a call's arguments
+  kLambda,     // lambda: params in `lambda`, children[0] the body
 };
 
 enum class BinaryOp : uint8_t {
@@ -65,6 +67,7 @@ enum class CompareOp : uint8_t {
 
 struct Node;
 using NodePtr = std::unique_ptr<Node>;
+struct LambdaParams;
 
 struct Keyword {
   std::string name;
@@ -82,6 +85,8 @@ struct Node {
   std::vector<NodePtr> children;
   std::vector<CompareOp> compare_ops;
   std::vector<Keyword> keywords;
+  // kLambda; shared so the node stays movable with an incomplete type here.
+  std::shared_ptr<const LambdaParams> lambda;
 };
 
 enum class PyStmtKind : uint8_t {
@@ -115,6 +120,10 @@ struct Param {
   SourceLoc loc;
   NodePtr annotation;     // may be null
   NodePtr default_value;  // may be null
+};
+
+struct LambdaParams {
+  std::vector<Param> params;
 };
 
 struct KernelDef {

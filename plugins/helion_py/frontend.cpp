@@ -27,8 +27,12 @@ absl::StatusOr<Module> CompilePython(std::string_view path,
     return absl::InvalidArgumentError("the kernel file has errors");
   }
   if (module.functions.empty()) {
-    diagnostics.Error(file, SourceLoc{}, "no @helion.kernel function found");
-    return absl::InvalidArgumentError("no kernel");
+    // Helion files often hold only helpers or drivers of kernels defined
+    // elsewhere: nothing to compile is not an error (the driver decides,
+    // `--require-kernel` makes it one).
+    diagnostics.Report(Severity::kNote, file, SourceLoc{},
+                       "no @helion.kernel function found; nothing to compile");
+    return module;
   }
   if (absl::Status status = Verify(module, diagnostics); !status.ok()) {
     return status;

@@ -43,6 +43,10 @@ const std::vector<std::string>& KnownFunctions() {
                                    "torch.maximum",
                                    "torch.minimum",
                                    "torch.where",
+                                   "torch.clamp",
+                                   "torch.broadcast_tensors",
+                                   "torch.softmax",
+                                   "torch.log_softmax",
                                    "torch.sum",
                                    "torch.amax",
                                    "torch.amin",
@@ -59,6 +63,7 @@ const std::vector<std::string>& KnownFunctions() {
                                    "torch.nn.functional.sigmoid",
                                    "torch.nn.functional.tanh",
                                    "torch.nn.functional.softmax",
+                                   "torch.nn.functional.log_softmax",
                                    "helion.language.tile",
                                    "helion.language.zeros",
                                    "helion.language.full",
@@ -85,7 +90,8 @@ const std::vector<std::string>& KnownFunctions() {
                                    "builtins.min",
                                    "builtins.max",
                                    "builtins.abs",
-                                   "builtins.range"};
+                                   "builtins.range",
+                                   "builtins.slice"};
   return *names;
 }
 
@@ -98,13 +104,13 @@ const std::vector<std::string>& KnownMethods() {
       "erf",       "abs",       "relu",         "neg",        "view",
       "reshape",   "transpose", "permute",      "t",          "squeeze",
       "unsqueeze", "expand",    "broadcast_to", "contiguous", "maximum",
-      "minimum"};
+      "minimum",   "new_empty", "new_zeros",    "new_ones",   "new_full"};
   return *names;
 }
 
 bool IsBuiltinFunction(const std::string& name) {
   static const std::set<std::string, std::less<>> kBuiltins = {
-      "float", "int", "bool", "len", "min", "max", "abs", "range"};
+      "float", "int", "bool", "len", "min", "max", "abs", "range", "slice"};
   return kBuiltins.count(name) != 0;
 }
 
@@ -202,6 +208,18 @@ std::optional<Val> KernelLowering::CallBuiltin(const CallSite& site,
   const std::string& name = site.name;
   // Python builtins.
   if (module == "builtins") {
+    if (name == "slice") {
+      // slice(stop), slice(start, stop): an index like `start:stop`.
+      if (args.positional.empty() || args.positional.size() > 2 ||
+          !args.keywords.empty()) {
+        return Fail(loc, "slice takes (stop) or (start, stop)");
+      }
+      Val slice;
+      slice.kind = ValKind::kSlice;
+      if (args.positional.size() == 1) slice.elems.push_back(Val::None());
+      for (Val& bound : args.positional) slice.elems.push_back(bound.Clone());
+      return slice;
+    }
     if (name == "range") {
       return Fail(loc,
                   "range(...) is supported only as the iterator of a for loop");

@@ -68,8 +68,9 @@ std::string ModuleOf(const std::string& path) {
 }
 
 ExprPtr Calls::Operand(const Val& value, const Type* peer, SourceLoc loc) {
-  if (L.ReportRefOperand(value, loc)) return nullptr;
-  return L.ToExpr(value, peer, loc);
+  Val computable = value.Clone();
+  if (!L.Computable(computable, loc)) return nullptr;
+  return L.ToExpr(computable, peer, loc);
 }
 
 const Val* Calls::Arg(size_t index, std::string_view name) {
@@ -114,11 +115,17 @@ Val Calls::BinaryFn(OpKind op, const Val& a, const Val& b, SourceLoc loc) {
                   : Val::Float(std::min(a.AsDouble(), b.AsDouble()));
     }
   }
-  return L.MakeBinaryOp(op, a, b, loc);
+  return L.MakeBinaryOp(op, a.Clone(), b.Clone(), loc);
 }
 
-Val Calls::Reduce(OpKind op, const Val& x, const Val* dim, const Val* keepdim,
-                  SourceLoc loc) {
+Val Calls::Reduce(OpKind op, const Val& input, const Val* dim,
+                  const Val* keepdim, SourceLoc loc) {
+  if (input.IsRef() && !L.in_device()) {
+    Val whole = L.LoadWhole(input, loc);
+    if (!whole.IsValue()) return Val::Poison();
+    return Reduce(op, whole, dim, keepdim, loc);
+  }
+  const Val& x = input;
   if (!x.IsTensor()) {
     if (x.IsRef()) {
       Operand(x, nullptr, loc);

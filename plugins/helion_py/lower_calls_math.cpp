@@ -58,6 +58,57 @@ std::optional<Val> KernelLowering::CallElementwise(const CallSite& site,
     return c.BinaryFn(name == "maximum" ? OpKind::kMaximum : OpKind::kMinimum,
                       *a, *b, loc);
   }
+  if (path == "torch.clamp") {
+    // clamp(x, min, max): maximum with min, then minimum with max.
+    const Val* x = first();
+    if (!x) return Val::Poison();
+    Val result = x->Clone();
+    const Val* low = c.Arg(1, "min");
+    const Val* high = c.Arg(2, "max");
+    if ((!low || low->kind == ValKind::kNone) &&
+        (!high || high->kind == ValKind::kNone)) {
+      return Fail(loc, "torch.clamp needs min= or max=");
+    }
+    if (low && low->kind != ValKind::kNone)
+      result = c.BinaryFn(OpKind::kMaximum, result, *low, loc);
+    if (high && high->kind != ValKind::kNone)
+      result = c.BinaryFn(OpKind::kMinimum, result, *high, loc);
+    return result;
+  }
+  if (path == "torch.broadcast_tensors") {
+    // Shape-generic: the arguments' dims are unified (the host function
+    // checks them); a dim of size 1 that broadcasts needs --arg.
+    for (size_t i = 1; i < args.positional.size(); ++i) {
+      const Val& a = args.positional[0];
+      const Val& b = args.positional[i];
+      if (!a.IsValue() || !b.IsValue()) {
+        return Fail(args.positional_locs[i],
+                    "torch.broadcast_tensors needs tensors");
+      }
+      const Shape& sa = a.type().shape;
+      const Shape& sb = b.type().shape;
+      if (sa.size() != sb.size()) {
+        Diagnostic* d = Report(
+            loc, fmt::format("torch.broadcast_tensors of ranks {} and {}",
+                             sa.size(), sb.size()));
+        Note(d, "without --arg the arguments must have the same rank");
+        return Val::Poison();
+      }
+      for (size_t d = 0; d < sa.size(); ++d) {
+        if (sa[d] == sb[d]) continue;
+        if (sa[d].is_static() && sb[d].is_static()) {
+          return Fail(loc, fmt::format("torch.broadcast_tensors: dim {} is {} "
+                                       "and {}; broadcasting a size-1 dim "
+                                       "of a kernel argument is not supported",
+                                       d, sa[d].size, sb[d].size));
+        }
+        UnifyDims(sa[d], sb[d], loc, "torch.broadcast_tensors");
+      }
+    }
+    std::vector<Val> results;
+    for (const Val& arg : args.positional) results.push_back(arg.Clone());
+    return Val::Tuple(std::move(results));
+  }
   if (path == "torch.where") {
     const Val* cond = c.Required(0, "condition", name);
     const Val* a = c.Required(1, "input", name);

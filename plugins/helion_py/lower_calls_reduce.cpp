@@ -33,7 +33,7 @@ std::optional<Val> KernelLowering::CallReductionOrMatmul(const CallSite& site,
     if (!x) return Val::Poison();
     return c.Reduce(it->second, *x, c.Arg(1, "dim"), c.Arg(2, "keepdim"), loc);
   }
-  if (path == "torch.nn.functional.softmax") {
+  if (path == "torch.nn.functional.softmax" || path == "torch.softmax") {
     const Val* x = first();
     if (!x) return Val::Poison();
     const Val* dim = c.Arg(1, "dim");
@@ -44,6 +44,21 @@ std::optional<Val> KernelLowering::CallReductionOrMatmul(const CallSite& site,
     Val e = c.Unary(OpKind::kExp, Exp, shifted, loc);
     Val s = c.Reduce(OpKind::kSum, e, dim, &keep, loc);
     return Binary(BinaryOp::kDiv, std::move(e), std::move(s), loc);
+  }
+  if (path == "torch.log_softmax" ||
+      path == "torch.nn.functional.log_softmax") {
+    // x - max - log(sum(exp(x - max))), stable like softmax.
+    const Val* x = first();
+    if (!x) return Val::Poison();
+    const Val* dim = c.Arg(1, "dim");
+    if (!dim) return Fail(loc, "log_softmax needs dim=");
+    Val keep = Val::Bool(true);
+    Val m = c.Reduce(OpKind::kAmax, *x, dim, &keep, loc);
+    Val shifted = Binary(BinaryOp::kSub, x->Clone(), std::move(m), loc);
+    Val e = c.Unary(OpKind::kExp, Exp, shifted, loc);
+    Val s = c.Reduce(OpKind::kSum, e, dim, &keep, loc);
+    Val log_s = c.Unary(OpKind::kLog, UnaryFunctions().at("log").fold, s, loc);
+    return Binary(BinaryOp::kSub, std::move(shifted), std::move(log_s), loc);
   }
   if (path == "torch.matmul" || path == "torch.mm") {
     const Val* a = c.Required(0, "input", name);

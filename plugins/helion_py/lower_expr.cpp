@@ -25,6 +25,14 @@ std::optional<DType> TorchDType(std::string_view name) {
   return std::nullopt;
 }
 
+// Names Helion's examples import from helion._testing, as they are on a
+// TPU: HALF_DTYPE is bfloat16 there (float16 elsewhere), LONG_INT_TYPE int32.
+std::optional<Val> HelionTestingConstant(std::string_view path) {
+  if (path == "helion._testing.HALF_DTYPE") return Val::DTypeOf(DType::kBF16);
+  if (path == "helion._testing.LONG_INT_TYPE") return Val::DTypeOf(DType::kI32);
+  return std::nullopt;
+}
+
 bool Truthy(const Val& v) {
   switch (v.kind) {
     case ValKind::kNone:
@@ -105,164 +113,10 @@ std::string Describe(const Val& value) {
       return "...";
     case ValKind::kSlice:
       return "slice";
+    case ValKind::kCallable:
+      return "lambda";
   }
   return "value";
-}
-
-// ---------------------------------------------------------------------------
-// Conversions
-// ---------------------------------------------------------------------------
-Val KernelLowering::MakeTyped(OpKind op, ExprList operands, AttrList attrs,
-                              SourceLoc loc, IndexList indices) {
-  std::vector<Type> types;
-  types.reserve(operands.size());
-  for (const ExprPtr& operand : operands) {
-    if (!operand) return Val::Poison();
-    types.push_back(operand->type);
-  }
-  absl::StatusOr<Type> type = InferType(op, types, indices, attrs);
-  if (!type.ok()) return Fail(loc, std::string(type.status().message()));
-  ExprPtr expr =
-      MakeOp(op, *std::move(type), std::move(operands), std::move(attrs), loc);
-  expr->indices = std::move(indices);
-  return Val::Value(std::move(expr));
-}
-
-ExprPtr KernelLowering::ToExpr(const Val& value, const Type* peer,
-                               SourceLoc loc) {
-  // A Python number next to a scalar takes the scalar's dtype when of the
-  // same kind (as PyTorch treats Python scalars); next to a tensor the
-  // default dtypes already promote correctly.
-  std::optional<DType> peer_dtype;
-  if (peer && (peer->is_scalar() || peer->is_tensor()))
-    peer_dtype = peer->dtype;
-  switch (value.kind) {
-    case ValKind::kValue:
-      if (value.type().is_tile() || value.type().is_none()) break;
-      return CloneExpr(*value.expr);
-    case ValKind::kInt: {
-      DType dtype = DType::kI64;
-      if (peer && peer->is_scalar() && peer_dtype &&
-          *peer_dtype != DType::kBool) {
-        dtype = *peer_dtype;
-      }
-      if (IsFloat(dtype))
-        return MakeFloatConst(static_cast<double>(value.i), dtype, loc);
-      return MakeIntConst(value.i, dtype, loc);
-    }
-    case ValKind::kFloat: {
-      DType dtype = DType::kF32;
-      if (peer && peer->is_scalar() && peer_dtype && IsFloat(*peer_dtype)) {
-        dtype = *peer_dtype;
-      }
-      return MakeFloatConst(value.f, dtype, loc);
-    }
-    case ValKind::kBool:
-      return MakeBoolConst(value.b, loc);
-    case ValKind::kPoison:
-      return nullptr;
-    case ValKind::kTile:
-      Fail(loc,
-           "a tile is not a value; use tile.index, tile.begin or tile.end");
-      return nullptr;
-    default:
-      break;
-  }
-  Fail(loc,
-       fmt::format("expected a number or tensor, got {}", Describe(value)));
-  return nullptr;
-}
-
-ExprPtr KernelLowering::ToIndexExpr(const Val& value, SourceLoc loc) {
-  if (value.kind == ValKind::kInt)
-    return MakeIntConst(value.i, DType::kI64, loc);
-  if (value.kind == ValKind::kPoison) return nullptr;
-  if (value.IsScalar() && IsInteger(value.type().dtype)) {
-    ExprPtr expr = CloneExpr(*value.expr);
-    if (value.type().dtype != DType::kI64) {
-      return MakeOp(
-          OpKind::kCast, Type::Scalar(DType::kI64),
-          [&] {
-            ExprList v;
-            v.push_back(std::move(expr));
-            return v;
-          }(),
-          {Attr{"dtype", DType::kI64}}, loc);
-    }
-    return expr;
-  }
-  Fail(loc, fmt::format("expected an integer size, got {}", Describe(value)));
-  return nullptr;
-}
-
-Val KernelLowering::DimVal(const Dim& dim) {
-  if (dim.is_static()) return Val::Int(dim.size);
-  return Val::Value(MakeVar(dim.symbol, Type::Scalar(DType::kI64)), true);
-}
-
-std::optional<Dim> KernelLowering::ToDim(const Val& value, SourceLoc loc) {
-  switch (value.kind) {
-    case ValKind::kInt:
-      if (value.i < 0) break;
-      return Dim::Static(value.i);
-    case ValKind::kTile:
-      return Dim::Static(value.tile.block);
-    case ValKind::kPoison:
-      return std::nullopt;
-    case ValKind::kValue: {
-      if (!value.IsScalar() || !IsInteger(value.type().dtype)) break;
-      if (value.expr->op == OpKind::kVar) return Dim::Symbol(value.expr->name);
-      std::string name = Fresh("size");
-      ExprPtr expr = ToIndexExpr(value, loc);
-      if (!expr) return std::nullopt;
-      Emit(MakeAssign(Value{name, Type::Scalar(DType::kI64)}, std::move(expr),
-                      loc));
-      return Dim::Symbol(name);
-    }
-    default:
-      break;
-  }
-  Fail(loc, fmt::format("expected a size (an int, a size of a tensor or a "
-                        "tile), got {}",
-                        Describe(value)));
-  return std::nullopt;
-}
-
-std::optional<Shape> KernelLowering::ToShape(const Val& value, SourceLoc loc) {
-  Shape shape;
-  if (value.kind == ValKind::kTuple) {
-    for (const Val& elem : value.elems) {
-      std::optional<Dim> dim = ToDim(elem, loc);
-      if (!dim) return std::nullopt;
-      shape.push_back(*dim);
-    }
-    return shape;
-  }
-  std::optional<Dim> dim = ToDim(value, loc);
-  if (!dim) return std::nullopt;
-  shape.push_back(*dim);
-  return shape;
-}
-
-std::optional<DType> KernelLowering::ToDType(const Val& value, SourceLoc loc) {
-  if (value.kind == ValKind::kDType) return value.dtype;
-  if (value.kind == ValKind::kPoison) return std::nullopt;
-  if (value.kind == ValKind::kModule &&
-      (value.text == "torch.float64" || value.text == "torch.double")) {
-    Fail(loc, "float64 is not supported on TPU; use torch.float32");
-    return std::nullopt;
-  }
-  Fail(loc, fmt::format("expected a torch dtype, got {}", Describe(value)));
-  return std::nullopt;
-}
-
-Val KernelLowering::MaterializeRef(Val value, const std::string& hint,
-                                   SourceLoc loc) {
-  if (!value.IsValue() || value.expr->op == OpKind::kVar) return value;
-  std::string name = Fresh(hint);
-  Type type = value.type();
-  Emit(MakeAssign(Value{name, type}, std::move(value.expr), loc));
-  return Val::Value(MakeVar(name, type));
 }
 
 // ---------------------------------------------------------------------------
@@ -274,6 +128,8 @@ Val KernelLowering::Eval(const Node& node) {
       if (auto it = env_.find(node.text); it != env_.end())
         return it->second.Clone();
       if (auto it = imports_.find(node.text); it != imports_.end()) {
+        if (auto constant = HelionTestingConstant(it->second))
+          return std::move(*constant);
         return Val::Module(it->second);
       }
       if (IsBuiltinFunction(node.text))
@@ -314,8 +170,25 @@ Val KernelLowering::Eval(const Node& node) {
       args.loc = node.loc;
       bool poisoned = false;
       for (size_t i = 1; i < node.children.size(); ++i) {
-        args.positional.push_back(Eval(*node.children[i]));
-        args.positional_locs.push_back(node.children[i]->loc);
+        const Node& arg = *node.children[i];
+        if (arg.kind == NodeKind::kStarred) {
+          Val items = Eval(*arg.children[0]);
+          if (items.kind != ValKind::kTuple) {
+            poisoned = true;
+            if (items.kind != ValKind::kPoison) {
+              Fail(arg.loc, fmt::format("cannot unpack {} into arguments",
+                                        Describe(items)));
+            }
+            continue;
+          }
+          for (Val& item : items.elems) {
+            args.positional.push_back(std::move(item));
+            args.positional_locs.push_back(arg.loc);
+          }
+          continue;
+        }
+        args.positional.push_back(Eval(arg));
+        args.positional_locs.push_back(arg.loc);
         poisoned |= args.positional.back().kind == ValKind::kPoison;
       }
       for (const Keyword& keyword : node.keywords) {
@@ -330,6 +203,8 @@ Val KernelLowering::Eval(const Node& node) {
         Val self = std::move(callee.elems[0]);
         return CallMethod(std::move(self), callee.text, args);
       }
+      if (callee.kind == ValKind::kCallable)
+        return CallLambda(*callee.callable, args);
       return Fail(node.children[0]->loc,
                   fmt::format("{} is not callable", Describe(callee)));
     }
@@ -421,10 +296,30 @@ Val KernelLowering::Eval(const Node& node) {
     case NodeKind::kList: {
       std::vector<Val> elems;
       for (const NodePtr& child : node.children) {
+        if (child->kind == NodeKind::kStarred) {
+          Val items = Eval(*child->children[0]);
+          if (items.kind == ValKind::kPoison) return items;
+          if (items.kind != ValKind::kTuple) {
+            return Fail(child->loc,
+                        fmt::format("cannot unpack {}", Describe(items)));
+          }
+          for (Val& item : items.elems) elems.push_back(std::move(item));
+          continue;
+        }
         elems.push_back(Eval(*child));
         if (elems.back().kind == ValKind::kPoison) return Val::Poison();
       }
       return Val::Tuple(std::move(elems), node.kind == NodeKind::kList);
+    }
+    case NodeKind::kStarred:
+      return Fail(node.loc,
+                  "'*' unpacking is only valid in a list, a tuple or the "
+                  "arguments of a call");
+    case NodeKind::kLambda: {
+      Val callable;
+      callable.kind = ValKind::kCallable;
+      callable.callable = &node;
+      return callable;
     }
     case NodeKind::kIfExp: {
       Val test = Eval(*node.children[1]);
@@ -449,6 +344,8 @@ Val KernelLowering::EvalAttribute(Val base, const std::string& name,
       return base;
     case ValKind::kModule: {
       std::string path = base.text + "." + name;
+      if (auto constant = HelionTestingConstant(path))
+        return std::move(*constant);
       if (base.text == "torch") {
         if (auto dtype = TorchDType(name)) return Val::DTypeOf(*dtype);
         if (name == "inf")
@@ -520,9 +417,20 @@ Val KernelLowering::EvalAttribute(Val base, const std::string& name,
       if (name == "index")
         return MakeTyped(OpKind::kTileIndex, std::move(operands), {}, loc);
       if (name == "block_size") return Val::Int(base.tile.block);
+      if (name == "id") {
+        // The tile's position in its loop: begin // block_size.
+        if (!base.tile.zero_based) {
+          return Fail(loc,
+                      "tile.id of an hl.tile(begin, end) loop is not "
+                      "supported; use (tile.begin - begin) // tile.block_size");
+        }
+        Val begin = MakeTyped(OpKind::kTileBegin, std::move(operands), {}, loc);
+        return Binary(BinaryOp::kFloorDiv, std::move(begin),
+                      Val::Int(base.tile.block), loc);
+      }
       Diagnostic* d =
           Report(loc, fmt::format("a tile has no attribute '{}'", name));
-      Note(d, "supported tile attributes: begin, end, index, block_size");
+      Note(d, "supported tile attributes: begin, end, index, block_size, id");
       return Val::Poison();
     }
     default:
@@ -637,9 +545,7 @@ Val KernelLowering::Binary(BinaryOp op, Val lhs, Val rhs, SourceLoc loc) {
     args.positional_locs = {loc, loc};
     return CallFunction("torch.matmul", args);
   }
-  if (ReportRefOperand(lhs, loc) || ReportRefOperand(rhs, loc)) {
-    return Val::Poison();
-  }
+  if (!Computable(lhs, loc) || !Computable(rhs, loc)) return Val::Poison();
   // Size arithmetic stays readable: 1 * n and n * 1 are n.
   auto is_int_scalar = [](const Val& v) {
     return v.IsScalar() && IsInteger(v.type().dtype);
@@ -657,7 +563,7 @@ Val KernelLowering::Binary(BinaryOp op, Val lhs, Val rhs, SourceLoc loc) {
     return Fail(loc, fmt::format("operator '{}' is not supported in a kernel",
                                  BinaryOpText(op)));
   }
-  return MakeBinaryOp(*kind, lhs, rhs, loc);
+  return MakeBinaryOp(*kind, std::move(lhs), std::move(rhs), loc);
 }
 
 bool KernelLowering::ReportRefOperand(const Val& value, SourceLoc loc) {
@@ -668,11 +574,14 @@ bool KernelLowering::ReportRefOperand(const Val& value, SourceLoc loc) {
   return true;
 }
 
-Val KernelLowering::MakeBinaryOp(OpKind op, const Val& lhs, const Val& rhs,
-                                 SourceLoc loc) {
-  if (ReportRefOperand(lhs, loc) || ReportRefOperand(rhs, loc)) {
-    return Val::Poison();
-  }
+bool KernelLowering::Computable(Val& value, SourceLoc loc) {
+  // Host code after the kernel (`grad_w_blocks.sum(0)`): the whole array.
+  if (value.IsRef() && !in_device()) value = LoadWhole(value, loc);
+  return value.kind != ValKind::kPoison && !ReportRefOperand(value, loc);
+}
+
+Val KernelLowering::MakeBinaryOp(OpKind op, Val lhs, Val rhs, SourceLoc loc) {
+  if (!Computable(lhs, loc) || !Computable(rhs, loc)) return Val::Poison();
   const Type* lhs_type = lhs.IsValue() ? &lhs.type() : nullptr;
   const Type* rhs_type = rhs.IsValue() ? &rhs.type() : nullptr;
   ExprPtr a = ToExpr(lhs, rhs_type, loc);
@@ -696,8 +605,10 @@ Val KernelLowering::CompareVals(CompareOp op, Val lhs, Val rhs, SourceLoc loc) {
   if (op == CompareOp::kIn || op == CompareOp::kNotIn) {
     return Fail(loc, "'in' is not supported in a kernel");
   }
-  if (lhs.kind == ValKind::kDType && rhs.kind == ValKind::kDType) {
-    bool equal = lhs.dtype == rhs.dtype;
+  if ((lhs.kind == ValKind::kDType && rhs.kind == ValKind::kDType) ||
+      (lhs.kind == ValKind::kString && rhs.kind == ValKind::kString)) {
+    bool equal = lhs.kind == ValKind::kString ? lhs.text == rhs.text
+                                              : lhs.dtype == rhs.dtype;
     if (op == CompareOp::kEq) return Val::Bool(equal);
     if (op == CompareOp::kNe) return Val::Bool(!equal);
   }

@@ -217,6 +217,18 @@ Val KernelLowering::Subscript(const Node& node) {
                    std::move(operands), {}, node.loc, std::move(indices));
 }
 
+Val KernelLowering::LoadWhole(const Val& ref, SourceLoc loc) {
+  Val named = MaterializeRef(ref.Clone(), "view", loc);
+  if (!named.IsValue()) return Val::Poison();
+  IndexList indices;
+  for (size_t d = 0; d < named.type().rank(); ++d)
+    indices.push_back(Index(IndexKind::kSlice));
+  ExprList operands;
+  operands.push_back(std::move(named.expr));
+  return MakeTyped(OpKind::kLoad, std::move(operands), {}, loc,
+                   std::move(indices));
+}
+
 ExprPtr KernelLowering::CoerceForStore(Val value, const Type& region,
                                        SourceLoc loc) {
   if (value.kind == ValKind::kPoison) return nullptr;
@@ -254,6 +266,7 @@ ExprPtr KernelLowering::CoerceForStore(Val value, const Type& region,
                                      : std::span<const Dim>();
     auto broadcast = BroadcastShapes(shape, region.shape);
     if (!broadcast.ok() || *broadcast != region.shape) {
+      UnifyOperandShapes(OpKind::kAdd, {expr->type, region}, loc, "store");
       Fail(loc, fmt::format("cannot store a value of type {} into a region of "
                             "type {}",
                             TypeToString(expr->type), TypeToString(region)));

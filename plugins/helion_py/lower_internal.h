@@ -11,6 +11,7 @@
 // referring to the symbols the parameters bind.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -45,13 +46,15 @@ enum class ValKind : uint8_t {
   kTuple,   // tuples and lists (sizes, shapes, tiles, results)
   kMethod,  // a bound method: elems[0] is self, text the method name
   kEllipsis,
-  kSlice,  // an index `lo:hi`; elems: lower, upper (kNone when absent)
+  kSlice,     // an index `lo:hi`; elems: lower, upper (kNone when absent)
+  kCallable,  // a lambda known at compile time: `callable` is its node
 };
 
 struct TileVal {
   std::string name;  // IR name of the tile variable
   int64_t block = 0;
-  int ordinal = 0;  // position among all tile dims, in lowering order
+  int ordinal = 0;         // position among all tile dims, in lowering order
+  bool zero_based = true;  // the loop starts at 0 (tile.id is begin // block)
 };
 
 struct Val {
@@ -66,6 +69,7 @@ struct Val {
   TileVal tile;
   std::vector<Val> elems;
   bool is_list = false;
+  const Node* callable = nullptr;  // kCallable: the kLambda node
 
   const Type& type() const { return expr->type; }
   bool IsNumber() const {
@@ -133,6 +137,8 @@ class KernelLowering {
   Val Eval(const Node& node);
   Val EvalAttribute(Val base, const std::string& name, SourceLoc loc);
   Val Call(Val callee, CallArgs args);
+  // Inlines a compile-time callable: binds its parameters, evaluates its body.
+  Val CallLambda(const Node& lambda, CallArgs& args);
   Val CallFunction(const std::string& path, CallArgs& args);
   Val CallMethod(Val self, const std::string& name, CallArgs& args);
   Val Binary(BinaryOp op, Val lhs, Val rhs, SourceLoc loc);
@@ -145,7 +151,10 @@ class KernelLowering {
   // The typed binary `op` of two values, each converted with the other's
   // type as its peer so that a Python number takes the tensor's dtype;
   // poison when either side cannot be an operand.
-  Val MakeBinaryOp(OpKind op, const Val& lhs, const Val& rhs, SourceLoc loc);
+  Val MakeBinaryOp(OpKind op, Val lhs, Val rhs, SourceLoc loc);
+  // Makes `value` something an operator can compute with (a host ref after
+  // the kernel is loaded whole); false after reporting why it cannot be.
+  bool Computable(Val& value, SourceLoc loc);
   // Builds an op and types it with InferType; reports a mismatch at `loc`.
   Val MakeTyped(OpKind op, ExprList operands, AttrList attrs, SourceLoc loc,
                 IndexList indices = {});
@@ -162,6 +171,8 @@ class KernelLowering {
   // Refs must be named before they can be indexed: a computed ref (a view,
   // an allocation) is stored in a fresh value.
   Val MaterializeRef(Val value, const std::string& hint, SourceLoc loc = {});
+  // A ref read whole as a tensor value (host code after the kernel).
+  Val LoadWhole(const Val& ref, SourceLoc loc);
 
   bool BuildIndices(const Type& base, std::vector<Val> items,
                     std::vector<SourceLoc> item_locs, bool is_load,
@@ -203,10 +214,18 @@ class KernelLowering {
   // Reports an unknown function with the closest known name.
   Val UnknownFunction(const CallSite& site, CallArgs& args);
   void RecordParamDefaults();
+  // Binds a compile-time parameter; returns its Python literal.
+  std::optional<std::string> BindStaticParam(const Param& param);
   void CollectNames(const std::vector<PyStmt>& body);
   // The rank a parameter's uses imply; memoized (it reads only the source).
   int InferRank(const std::string& param) const;
   int InferRankFromSource(const std::string& param) const;
+  // Memoized (it reads only the source).
+  int RankGenericTrailing(const std::string& param) const;
+  int RankGenericTrailingFromSource(const std::string& param) const;
+  // The result's host shape when it is `x.view(p.size())` for a
+  // rank-generic parameter p: "p", else "".
+  std::string ResultShapeOf(const Node& node) const;
   void LowerBlock(const std::vector<PyStmt>& body);
   void LowerStmt(const PyStmt& stmt);
   void LowerFor(const PyStmt& stmt);
@@ -221,6 +240,18 @@ class KernelLowering {
   void MaterializeLoopCarried(const std::vector<PyStmt>& body);
   void Unify(const Val& a, const Val& b, SourceLoc loc);
 
+ public:
+  // Makes two dims one (the later parameter symbol becomes an alias of the
+  // earlier one or of a static size) and records the host-side check that
+  // the generated module makes at trace time. `why` says which operation
+  // forced it. Returns whether anything changed.
+  bool UnifyDims(Dim a, Dim b, SourceLoc loc, std::string_view why);
+  // After an op failed to type: unifies the symbolic dims its operands
+  // disagree on where the op forces them equal (broadcast, contraction).
+  bool UnifyOperandShapes(OpKind op, const std::vector<Type>& types,
+                          SourceLoc loc, const char* why = "broadcast");
+
+ private:
   const KernelDef& kernel_;
   const ImportMap& imports_;
   const std::map<std::string, NodePtr>& constants_;
@@ -236,10 +267,12 @@ class KernelLowering {
   std::set<std::string> taken_;
   std::set<std::string> python_names_;
   std::set<std::string> param_symbols_;
+  std::set<std::string> rank_generic_params_;
   std::vector<Block*> blocks_;
   // Facts about the source alone, the same in every pass: computed once.
   std::optional<std::set<std::string>> body_names_;
   mutable std::map<std::string, int> inferred_ranks_;
+  mutable std::map<std::string, int> rank_generic_trailing_;
   int tile_depth_ = 0;
   int loop_depth_ = 0;
   bool quiet_ = false;
@@ -251,7 +284,12 @@ class KernelLowering {
   std::vector<int> tile_usage_;  // bit 0: indexes a minor dim, bit 1: major
 
   // Across passes.
-  std::map<std::string, Dim> aliases_;       // symbol -> what it equals
+  std::map<std::string, Dim> aliases_;  // symbol -> what it equals
+  // Parameter shape symbol -> (parameter, dim); the same in every pass.
+  std::map<std::string, std::pair<std::string, int>> symbol_origin_;
+  // Host checks, one per alias, keyed by the aliased symbol (see
+  // UnifyDims); emitted as the function attribute `shape_checks`.
+  std::map<std::string, std::string> shape_checks_;
   std::map<std::string, int> symbol_order_;  // signature symbols, in order
   std::vector<int64_t> default_blocks_;      // by tile ordinal
   std::vector<std::optional<Dim>> tile_extents_;
@@ -266,6 +304,20 @@ class KernelLowering {
   std::unordered_map<std::string, Val>& env() { return env_; }
   const ImportMap& imports() const { return imports_; }
 };
+
+// Source helpers shared by the lowering files (lower_kernel.cpp).
+// "a.b.c" for a name / attribute chain, "" for anything else.
+std::string DottedName(const Node& node);
+void WalkNodes(const Node& node, const std::function<void(const Node&)>& fn);
+void WalkStmtNodes(const std::vector<PyStmt>& body,
+                   const std::function<void(const Node&)>& fn,
+                   const std::function<void(const PyStmt&)>& on_stmt = {});
+// A parameter inlined at compile time: `Callable` annotation or lambda default.
+bool IsCallableParam(const Param& param);
+// A compile-time parameter: `hl.constexpr` or `str` annotation.
+bool IsStaticParam(const Param& param);
+// Follows the alias chain of a symbolic dim.
+Dim Substitute(const Dim& dim, const std::map<std::string, Dim>& aliases);
 
 inline bool IsIntLike(const Val& v) {
   return v.kind == ValKind::kInt || v.kind == ValKind::kBool;

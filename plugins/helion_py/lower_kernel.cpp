@@ -2,6 +2,7 @@
 // loops, block sizes. See lower_internal.h for the model of values.
 #include <algorithm>
 #include <functional>
+#include <span>
 
 #include "fmt/format.h"
 #include "lower_internal.h"
@@ -12,8 +13,10 @@ namespace tessera::helion_py {
 namespace {
 
 // How many times a kernel is re-lowered to apply what a pass learned
-// (dims proven equal by asserts, default block sizes).
-constexpr int kMaxPasses = 4;
+// (dims proven equal by asserts and operations, default block sizes).
+constexpr int kMaxPasses = 8;
+
+}  // namespace
 
 std::string DottedName(const Node& node) {
   if (node.kind == NodeKind::kName) return node.text;
@@ -36,7 +39,7 @@ void WalkNodes(const Node& node, const std::function<void(const Node&)>& fn) {
 
 void WalkStmtNodes(const std::vector<PyStmt>& body,
                    const std::function<void(const Node&)>& fn,
-                   const std::function<void(const PyStmt&)>& on_stmt = {}) {
+                   const std::function<void(const PyStmt&)>& on_stmt) {
   for (const PyStmt& stmt : body) {
     if (on_stmt) on_stmt(stmt);
     for (const NodePtr& target : stmt.targets) WalkNodes(*target, fn);
@@ -49,6 +52,19 @@ void WalkStmtNodes(const std::vector<PyStmt>& body,
   }
 }
 
+// `Callable`, `Callable[[...], T]`, `typing.Callable`, ... or no annotation
+// with a lambda default: a parameter that is inlined, not passed.
+bool IsCallableParam(const Param& param) {
+  if (param.default_value && param.default_value->kind == NodeKind::kLambda)
+    return true;
+  const Node* annotation = param.annotation.get();
+  if (annotation && annotation->kind == NodeKind::kSubscript)
+    annotation = annotation->children[0].get();
+  if (annotation == nullptr) return false;
+  std::string name = DottedName(*annotation);
+  return name == "Callable" || name.ends_with(".Callable");
+}
+
 Dim Substitute(const Dim& dim, const std::map<std::string, Dim>& aliases) {
   Dim result = dim;
   for (int guard = 0; guard < 16 && !result.is_static(); ++guard) {
@@ -58,8 +74,6 @@ Dim Substitute(const Dim& dim, const std::map<std::string, Dim>& aliases) {
   }
   return result;
 }
-
-}  // namespace
 
 // ---------------------------------------------------------------------------
 // Val
@@ -78,6 +92,7 @@ Val Val::Clone() const {
   copy.elems.reserve(elems.size());
   for (const Val& elem : elems) copy.elems.push_back(elem.Clone());
   copy.is_list = is_list;
+  copy.callable = callable;
   return copy;
 }
 Val Val::None() {
@@ -205,188 +220,6 @@ std::string KernelLowering::Fresh(const std::string& base) {
   }
   taken_.insert(name);
   return name;
-}
-
-int KernelLowering::InferRank(const std::string& param) const {
-  auto [cached, inserted] = inferred_ranks_.try_emplace(param, 0);
-  if (inserted) cached->second = InferRankFromSource(param);
-  return cached->second;
-}
-
-int KernelLowering::InferRankFromSource(const std::string& param) const {
-  int exact = -1;
-  int at_least = 1;
-  auto is_param = [&](const Node& node) {
-    return node.kind == NodeKind::kName && node.text == param;
-  };
-  std::function<void(const Node&)> visit = [&](const Node& node) {
-    if (node.kind == NodeKind::kSubscript && is_param(*node.children[0])) {
-      int count = 0;
-      bool ellipsis = false;
-      for (size_t i = 1; i < node.children.size(); ++i) {
-        const Node* index = node.children[i].get();
-        if (index && index->kind == NodeKind::kNone) continue;
-        if (index && index->kind == NodeKind::kEllipsis) {
-          ellipsis = true;
-          continue;
-        }
-        ++count;
-      }
-      at_least = std::max(at_least, count);
-      (void)ellipsis;
-    }
-    // x.size(d) / x.size(-d)
-    if (node.kind == NodeKind::kCall &&
-        node.children[0]->kind == NodeKind::kAttribute &&
-        node.children[0]->text == "size" &&
-        is_param(*node.children[0]->children[0]) && node.children.size() == 2) {
-      const Node& arg = *node.children[1];
-      if (arg.kind == NodeKind::kInt) {
-        at_least = std::max<int>(at_least, static_cast<int>(std::min<int64_t>(
-                                               arg.int_value + 1, 64)));
-      } else if (arg.kind == NodeKind::kUnary &&
-                 arg.children[0]->kind == NodeKind::kInt) {
-        at_least =
-            std::max<int>(at_least, static_cast<int>(std::min<int64_t>(
-                                        arg.children[0]->int_value, 64)));
-      }
-    }
-  };
-  WalkStmtNodes(kernel_.body, visit, [&](const PyStmt& stmt) {
-    // a, b = x.size() / x.shape
-    if (stmt.kind != PyStmtKind::kAssign || stmt.targets.size() != 1) return;
-    const Node& target = *stmt.targets[0];
-    if (target.kind != NodeKind::kTuple && target.kind != NodeKind::kList)
-      return;
-    const Node* value = stmt.value.get();
-    if (value->kind == NodeKind::kCall && value->children.size() == 1) {
-      value = value->children[0].get();
-      if (value->kind != NodeKind::kAttribute || value->text != "size") return;
-    } else if (value->kind != NodeKind::kAttribute || value->text != "shape") {
-      return;
-    }
-    if (is_param(*value->children[0])) {
-      exact = static_cast<int>(target.children.size());
-    }
-  });
-  return exact > 0 ? exact : at_least;
-}
-
-// The generated host function keeps the signature's defaults (eps=1e-05),
-// so callers may omit those arguments as they would with the kernel.
-void KernelLowering::RecordParamDefaults() {
-  std::vector<std::string> defaults;
-  bool any = false;
-  for (const Param& param : kernel_.params) {
-    std::string literal;
-    if (param.default_value) {
-      if (auto text = PythonLiteral(*param.default_value, constants_)) {
-        literal = *text;
-        any = true;
-      } else {
-        Report(param.default_value->loc,
-               fmt::format("unsupported default value for kernel argument "
-                           "'{}': use a number, True/False, None, a string or "
-                           "a top-level constant",
-                           param.name));
-      }
-    }
-    defaults.push_back(std::move(literal));
-  }
-  if (any) SetAttr(function_.attrs, "defaults", std::move(defaults));
-}
-
-void KernelLowering::SetUpParams() {
-  for (const Param& param : kernel_.params) {
-    taken_.insert(param.name);
-  }
-  for (const Param& param : kernel_.params) {
-    Type type;
-    bool typed = false;
-    if (auto it = spec_.args.find(param.name); it != spec_.args.end()) {
-      auto parsed = ParseType(it->second);
-      if (!parsed.ok()) {
-        Report(param.loc, fmt::format("invalid type '{}' for argument '{}': {}",
-                                      it->second, param.name,
-                                      std::string(parsed.status().message())));
-        type = Type::Ref(DType::kF32, {});
-      } else {
-        type = *parsed;
-        if (type.is_tensor()) type.kind = TypeKind::kRef;
-        if (type.is_tile() || type.is_none()) {
-          Report(param.loc,
-                 fmt::format("argument '{}' must be a tensor or scalar "
-                             "type, got '{}'",
-                             param.name, it->second));
-          type = Type::Ref(DType::kF32, {});
-        }
-      }
-      typed = true;
-    }
-    if (!typed) {
-      std::string annotation =
-          param.annotation ? DottedName(*param.annotation) : "";
-      const Node* def = param.default_value.get();
-      if (annotation == "float" ||
-          (annotation.empty() && def && def->kind == NodeKind::kFloat)) {
-        type = Type::Scalar(DType::kF32);
-      } else if (annotation == "int" ||
-                 (annotation.empty() && def && def->kind == NodeKind::kInt)) {
-        type = Type::Scalar(DType::kI64);
-      } else if (annotation == "bool" ||
-                 (annotation.empty() && def && def->kind == NodeKind::kBool)) {
-        type = Type::Scalar(DType::kBool);
-      } else if (annotation.empty() || annotation == "Tensor" ||
-                 annotation == "torch.Tensor") {
-        Shape shape;
-        int rank = InferRank(param.name);
-        for (int d = 0; d < rank; ++d) {
-          std::string symbol = fmt::format("{}_d{}", param.name, d);
-          for (int n = 1; python_names_.count(symbol) || taken_.count(symbol);
-               ++n) {
-            symbol = fmt::format("{}_d{}_{}", param.name, d, n);
-          }
-          shape.push_back(Dim::Symbol(symbol));
-        }
-        type = Type::Ref(DType::kF32, std::move(shape));
-      } else {
-        Diagnostic* d =
-            Report(param.annotation->loc,
-                   fmt::format("unsupported type '{}' for kernel argument '{}'",
-                               annotation, param.name));
-        Note(d, "supported argument types: torch.Tensor, float, int, bool");
-        type = Type::Ref(DType::kF32, {});
-      }
-    }
-    for (const Dim& dim : type.shape) {
-      if (dim.is_static()) continue;
-      param_symbols_.insert(dim.symbol);
-      taken_.insert(dim.symbol);
-      symbol_order_.emplace(dim.symbol, static_cast<int>(symbol_order_.size()));
-    }
-    for (Dim& dim : type.shape) dim = Substitute(dim, aliases_);
-    function_.params.push_back(Value{param.name, type});
-    env_[param.name] = Val::Value(MakeVar(param.name, type));
-    py_names_[param.name] = PyName{param.name, type.kind};
-  }
-  RecordParamDefaults();
-  // Each shape symbol of the signature is also defined by a size query at
-  // entry (as docs/ir.md shows), so the body and the verifier see it as a
-  // value of the function.
-  std::set<std::string> defined;
-  for (const Value& param : function_.params) {
-    for (size_t d = 0; d < param.type.shape.size(); ++d) {
-      const Dim& dim = param.type.shape[d];
-      if (dim.is_static() || !defined.insert(dim.symbol).second) continue;
-      ExprList operands;
-      operands.push_back(MakeVar(param.name, param.type));
-      Emit(MakeAssign(
-          Value{dim.symbol, Type::Scalar(DType::kI64)},
-          MakeOp(OpKind::kSize, Type::Scalar(DType::kI64), std::move(operands),
-                 {Attr{"dim", static_cast<int64_t>(d)}}, kernel_.loc),
-          kernel_.loc));
-    }
-  }
 }
 
 void KernelLowering::CollectNames(const std::vector<PyStmt>& body) {
@@ -642,7 +475,14 @@ void KernelLowering::LowerReturn(const PyStmt& stmt) {
     return;
   }
   ExprList values;
+  std::vector<std::string> result_shapes;
   if (stmt.value) {
+    if (stmt.value->kind == NodeKind::kTuple) {
+      for (const NodePtr& item : stmt.value->children)
+        result_shapes.push_back(ResultShapeOf(*item));
+    } else {
+      result_shapes.push_back(ResultShapeOf(*stmt.value));
+    }
     Val value = Eval(*stmt.value);
     if (value.kind == ValKind::kPoison) return;
     std::vector<Val> items;
@@ -664,79 +504,35 @@ void KernelLowering::LowerReturn(const PyStmt& stmt) {
       values.push_back(std::move(item.expr));
     }
   }
+  if (std::any_of(result_shapes.begin(), result_shapes.end(),
+                  [](const std::string& p) { return !p.empty(); }) &&
+      result_shapes.size() == values.size()) {
+    SetAttr(function_.attrs, "result_shapes", std::move(result_shapes));
+  }
   Emit(MakeReturn(std::move(values), stmt.loc));
   returned_ = true;
 }
 
-void KernelLowering::Unify(const Val& a, const Val& b, SourceLoc loc) {
-  if (a.kind == ValKind::kTuple && b.kind == ValKind::kTuple) {
-    if (a.elems.size() != b.elems.size()) return;
-    for (size_t i = 0; i < a.elems.size(); ++i)
-      Unify(a.elems[i], b.elems[i], loc);
-    return;
+std::string KernelLowering::ResultShapeOf(const Node& node) const {
+  // x.view(p.size()) / x.reshape(p.shape) / x.view(p.shape)
+  if (node.kind != NodeKind::kCall || node.children.size() != 2 ||
+      node.children[0]->kind != NodeKind::kAttribute) {
+    return "";
   }
-  auto as_dim = [](const Val& v) -> std::optional<Dim> {
-    if (v.kind == ValKind::kInt) return Dim::Static(v.i);
-    if (v.IsValue() && v.is_dim && v.expr->op == OpKind::kVar) {
-      return Dim::Symbol(v.expr->name);
-    }
-    return std::nullopt;
-  };
-  std::optional<Dim> da = as_dim(a);
-  std::optional<Dim> db = as_dim(b);
-  if (!da || !db) return;
-  da = Substitute(*da, aliases_);
-  db = Substitute(*db, aliases_);
-  if (*da == *db) return;
-  if (da->is_static() && db->is_static()) {
-    Fail(loc, fmt::format("assertion is always false: {} != {}", da->size,
-                          db->size));
-    return;
+  const std::string& method = node.children[0]->text;
+  if (method != "view" && method != "reshape") return "";
+  const Node* arg = node.children[1].get();
+  if (arg->kind == NodeKind::kCall && arg->children.size() == 1)
+    arg = arg->children[0].get();
+  else if (arg->kind == NodeKind::kCall)
+    return "";
+  if (arg->kind != NodeKind::kAttribute ||
+      (arg->text != "size" && arg->text != "shape") ||
+      arg->children[0]->kind != NodeKind::kName) {
+    return "";
   }
-  // Replace a parameter's symbol by what it is asserted to equal: a static
-  // size, or the symbol of the earlier parameter dim.
-  auto order = [&](const Dim& d) {
-    auto it = symbol_order_.find(d.symbol);
-    return it == symbol_order_.end() ? -1 : it->second;
-  };
-  if (da->is_static() || (!db->is_static() && order(*db) > order(*da))) {
-    std::swap(da, db);
-  }
-  // Now da is the symbol to replace (the later one, or the symbolic one).
-  if (!da->is_static() && param_symbols_.count(da->symbol)) {
-    aliases_[da->symbol] = *db;
-  }
-}
-
-void KernelLowering::LowerAssert(const PyStmt& stmt) {
-  // Asserts are host checks; those that equate sizes specialize the shape
-  // symbols (`assert k == k2` makes both one symbol). Others are ignored.
-  Block scratch;
-  blocks_.push_back(&scratch);
-  bool was_quiet = quiet_;
-  quiet_ = true;
-  in_assert_ = true;
-  std::function<void(const Node&)> visit = [&](const Node& test) {
-    if (test.kind == NodeKind::kBoolOp && test.op == 0) {
-      for (const NodePtr& child : test.children) visit(*child);
-      return;
-    }
-    if (test.kind != NodeKind::kCompare) return;
-    std::vector<Val> operands;
-    for (const NodePtr& child : test.children) operands.push_back(Eval(*child));
-    for (size_t i = 0; i < test.compare_ops.size(); ++i) {
-      if (test.compare_ops[i] != CompareOp::kEq) continue;
-      quiet_ = was_quiet;
-      in_assert_ = false;
-      Unify(operands[i], operands[i + 1], test.loc);
-      in_assert_ = true;
-      quiet_ = true;
-    }
-  };
-  visit(*stmt.test);
-  quiet_ = was_quiet;
-  in_assert_ = false;
-  blocks_.pop_back();
+  const std::string& param = arg->children[0]->text;
+  return rank_generic_params_.count(param) ? param : "";
 }
 
 }  // namespace tessera::helion_py

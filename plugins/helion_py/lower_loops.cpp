@@ -263,6 +263,7 @@ void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
     TileVal tile = AllocateTileDim(spec.block, extent, spec.loc);
     std::string ir_name = IrNameFor(names[d], TypeKind::kTile);
     tile.name = ir_name;
+    tile.zero_based = spec.begin.kind == ValKind::kInt && spec.begin.i == 0;
     Type tile_type = Type::Tile(Dim::Static(tile.block));
     loop.vars.push_back(Value{ir_name, tile_type});
     loop.dims.push_back(

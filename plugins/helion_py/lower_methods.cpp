@@ -114,7 +114,50 @@ Val KernelLowering::CallMethod(Val self, const std::string& name,
     return MakeTyped(OpKind::kSubscript, One(CloneExpr(*self.expr)), {}, loc,
                      std::move(indices));
   }
-  // Everything below computes on values.
+  if (name == "new_empty" || name == "new_zeros" || name == "new_ones" ||
+      name == "new_full") {
+    // Tensor.new_*: an allocation with self's dtype unless `dtype=` says.
+    bool full = name == "new_full";
+    std::optional<Val> fill;
+    if (name == "new_zeros") fill = Val::Int(0);
+    if (name == "new_ones") fill = Val::Int(1);
+    if (full) {
+      const Val* value = c.Required(1, "fill_value", name);
+      if (!value) return Val::Poison();
+      fill = value->Clone();
+    }
+    const Val* size = c.Required(0, "size", name);
+    if (!size) return Val::Poison();
+    auto shape = full ? ToShape(*size, c.LocOf(0, "size"))
+                      : c.ShapeArgs(args.positional.size());
+    auto dtype = c.DTypeArg(99, type.dtype);
+    if (!shape || !dtype) return Val::Poison();
+    return c.Allocate(*shape, *dtype, std::move(fill), loc, false);
+  }
+  if (self.IsRef() && name == "to") {
+    // On the host a cast to the argument's own dtype (or a device move) is
+    // the argument itself; a real cast belongs inside the tile loop.
+    std::optional<DType> dtype;
+    for (size_t i = 0; i < args.positional.size(); ++i) {
+      if (args.positional[i].kind == ValKind::kDType)
+        dtype = args.positional[i].dtype;
+    }
+    if (const Val* kw = c.Arg(99, "dtype")) {
+      dtype = ToDType(*kw, c.LocOf(99, "dtype"));
+      if (!dtype) return Val::Poison();
+    }
+    if (!dtype || *dtype == type.dtype) return self;
+    Diagnostic* d =
+        Report(loc, fmt::format("casting {} to {} on the host is not supported",
+                                Describe(self), DTypeName(*dtype)));
+    Note(d, "cast the loaded tile instead, e.g. x[tile].to(dtype)");
+    return Val::Poison();
+  }
+  // Everything below computes on values; on the host a ref is read whole.
+  if (self.IsRef() && !in_device()) {
+    self = LoadWhole(self, loc);
+    if (!self.IsValue()) return Val::Poison();
+  }
   if (self.IsRef()) {
     Diagnostic* d = Report(loc, fmt::format("cannot call '{}' on {} directly",
                                             name, Describe(self)));

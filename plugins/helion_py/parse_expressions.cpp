@@ -78,10 +78,7 @@ NodePtr Parser::ParseTest() {
   DepthGuard guard(depth_);
   if (!CheckDepth()) return nullptr;
   const Token& start = Peek();
-  if (start.IsName("lambda")) {
-    ErrorAt(start, "lambda is not supported in a kernel");
-    return nullptr;
-  }
+  if (start.IsName("lambda")) return ParseLambda();
   NodePtr body = ParseOr();
   if (!body) return nullptr;
   if (!Peek().IsName("if")) return body;
@@ -101,9 +98,48 @@ NodePtr Parser::ParseTest() {
   return node;
 }
 
+// `*expr` inside a list / tuple display or a call's arguments.
+NodePtr Parser::ParseStarred() {
+  const Token& star = Next();
+  NodePtr operand = ParseBinary(0);
+  if (!operand) return nullptr;
+  NodePtr node = MakeNode(NodeKind::kStarred, star);
+  node->children.push_back(std::move(operand));
+  node->loc = Span(star);
+  return node;
+}
+
+// lambda a, b=1: body. Parameters are plain names with optional defaults
+// (no *args, **kwargs or annotations, which lambdas cannot have anyway).
+NodePtr Parser::ParseLambda() {
+  const Token& start = Next();  // 'lambda'
+  NodePtr node = MakeNode(NodeKind::kLambda, start);
+  auto params = std::make_unique<LambdaParams>();
+  while (!Peek().IsOp(":")) {
+    if (Peek().kind != TokenKind::kName || IsKeyword(Peek().text)) {
+      ErrorAt(Peek(), "expected a parameter name in a lambda");
+      return nullptr;
+    }
+    Param param;
+    param.loc = LocOf(Peek());
+    param.name = std::string(Next().text);
+    if (AcceptOp("=")) {
+      param.default_value = ParseTest();
+      if (!param.default_value) return nullptr;
+    }
+    params->params.push_back(std::move(param));
+    if (!AcceptOp(",")) break;
+  }
+  if (!ExpectOp(":")) return nullptr;
+  NodePtr body = ParseTest();
+  if (!body) return nullptr;
+  node->children.push_back(std::move(body));
+  node->lambda = std::move(params);
+  node->loc = Span(start);
+  return node;
+}
+
 NodePtr Parser::ParseBoolOp(bool is_or) {
-  DepthGuard guard(depth_);
-  if (!CheckDepth()) return nullptr;
   const Token& start = Peek();
   NodePtr first = is_or ? ParseBoolOp(false) : ParseNot();
   if (!first) return nullptr;
@@ -123,10 +159,10 @@ NodePtr Parser::ParseBoolOp(bool is_or) {
 }
 
 NodePtr Parser::ParseNot() {
-  DepthGuard guard(depth_);
-  if (!CheckDepth()) return nullptr;
   const Token& start = Peek();
   if (AcceptName("not")) {
+    DepthGuard guard(depth_);
+    if (!CheckDepth()) return nullptr;
     NodePtr operand = ParseNot();
     if (!operand) return nullptr;
     NodePtr node = MakeNode(NodeKind::kUnary, start);
@@ -187,8 +223,6 @@ NodePtr Parser::ParseComparison() {
 }
 
 NodePtr Parser::ParseBinary(int level) {
-  DepthGuard guard(depth_);
-  if (!CheckDepth()) return nullptr;
   struct LevelOp {
     std::string_view text;
     BinaryOp op;
@@ -227,8 +261,6 @@ NodePtr Parser::ParseBinary(int level) {
 }
 
 NodePtr Parser::ParseUnary() {
-  DepthGuard guard(depth_);
-  if (!CheckDepth()) return nullptr;
   const Token& start = Peek();
   UnaryOp op;
   if (start.IsOp("-"))
@@ -239,6 +271,8 @@ NodePtr Parser::ParseUnary() {
     op = UnaryOp::kInvert;
   else
     return ParsePower();
+  DepthGuard guard(depth_);
+  if (!CheckDepth()) return nullptr;
   Next();
   NodePtr operand = ParseUnary();
   if (!operand) return nullptr;
@@ -257,6 +291,8 @@ NodePtr Parser::ParsePower() {
   NodePtr base = ParsePrimary();
   if (!base) return nullptr;
   if (!AcceptOp("**")) return base;
+  DepthGuard guard(depth_);
+  if (!CheckDepth()) return nullptr;
   NodePtr exponent = ParseUnary();
   if (!exponent) return nullptr;
   NodePtr node = MakeNode(NodeKind::kBinary, start);
@@ -302,12 +338,22 @@ NodePtr Parser::ParsePrimary() {
 }
 
 bool Parser::ParseArguments(Node& call) {
-  DepthGuard guard(depth_);
-  if (!CheckDepth()) return false;
   while (!Peek().IsOp(")")) {
-    if (Peek().IsOp("*") || Peek().IsOp("**")) {
-      ErrorAt(Peek(), "argument unpacking is not supported in a kernel");
+    if (Peek().IsOp("**")) {
+      ErrorAt(Peek(),
+              "keyword argument unpacking is not supported in a kernel");
       return false;
+    }
+    if (Peek().IsOp("*")) {
+      if (!call.keywords.empty()) {
+        ErrorAt(Peek(), "iterable argument unpacking follows keyword argument");
+        return false;
+      }
+      NodePtr starred = ParseStarred();
+      if (!starred) return false;
+      call.children.push_back(std::move(starred));
+      if (!AcceptOp(",")) break;
+      continue;
     }
     if (Peek().kind == TokenKind::kName && Peek(1).IsOp("=")) {
       Keyword keyword;
@@ -336,8 +382,6 @@ bool Parser::ParseArguments(Node& call) {
 }
 
 bool Parser::ParseSubscripts(Node& subscript) {
-  DepthGuard guard(depth_);
-  if (!CheckDepth()) return false;
   while (!Peek().IsOp("]")) {
     const Token& start = Peek();
     NodePtr index;
@@ -429,8 +473,6 @@ std::string Parser::StringValue(std::string_view text) {
 }
 
 NodePtr Parser::ParseAtom() {
-  DepthGuard guard(depth_);
-  if (!CheckDepth()) return nullptr;
   const Token& token = Peek();
   switch (token.kind) {
     case TokenKind::kName: {
@@ -485,11 +527,7 @@ NodePtr Parser::ParseAtom() {
     std::vector<NodePtr> elements;
     bool comma = false;
     while (!Peek().IsOp(close)) {
-      if (Peek().IsOp("*")) {
-        ErrorAt(Peek(), "unpacking is not supported in a kernel");
-        return nullptr;
-      }
-      NodePtr element = ParseNamedTest();
+      NodePtr element = Peek().IsOp("*") ? ParseStarred() : ParseNamedTest();
       if (!element) return nullptr;
       if (Peek().IsName("for") || Peek().IsName("async")) {
         ErrorAt(Peek(), "comprehensions are not supported in a kernel");

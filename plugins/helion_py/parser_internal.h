@@ -166,6 +166,8 @@ class Parser {
   NodePtr ParseTestList();
 
   NodePtr ParseNamedTest();
+  NodePtr ParseStarred();
+  NodePtr ParseLambda();
 
   NodePtr ParseTest();
 

@@ -16,7 +16,7 @@ import pathlib
 KERNELS = (
     "add", "exp", "softmax", "matmul", "matmul_bias_gelu", "bmm", "attention",
     "split_k_matmul", "layer_norm", "rms_norm", "row_sum", "long_sum", "geglu",
-    "swiglu",
+    "swiglu", "scaled_epilogue", "block_col_sums",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -80,6 +80,9 @@ SPECS = {
     "long_sum": KernelSpec({"even": [(256, 1024)], "ragged": [(200, 1000)]}),
     "geglu": KernelSpec({"even": _same((256, 256), 2), "ragged": _same((200, 300), 2)}),
     "swiglu": KernelSpec({"even": _same((256, 256), 2), "ragged": _same((200, 300), 2)}),
+    "scaled_epilogue": KernelSpec({"even": [(256, 256), (256,)],
+                                   "ragged": [(200, 300), (300,)]}),
+    "block_col_sums": KernelSpec({"even": [(512, 256)], "ragged": [(300, 200)]}),
 }
 
 

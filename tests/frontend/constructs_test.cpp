@@ -395,7 +395,9 @@ TEST(Constructs, AssertUnifiesShapeSymbols) {
   ASSERT_TRUE(r.module) << r.diagnostics;
   EXPECT_IR(r,
             "func kernel @k(x: ref<f32[x_d0, x_d1]>, y: ref<f32[x_d1, y_d1]>) "
-            "-> (ref<f32[x_d0, y_d1]>) {");
+            "-> (ref<f32[x_d0, y_d1]>) {shape_checks = strs[\"y.0==x.1:"
+            "kernel.py:9: kernel 'k' needs y.size(0) == x.size(1) "
+            "(assert)\"]} {");
 }
 
 TEST(Constructs, RuntimeIfAndRangeLoop) {

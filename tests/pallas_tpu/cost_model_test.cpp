@@ -8,12 +8,22 @@
 #include <sstream>
 #include <string>
 
+#include "atomic_accumulator.h"
 #include "cost_model/estimate.h"
 #include "module_emitter.h"
+#include "pre_broadcast.h"
 #include "tessera/ir/text.h"
 
 namespace tessera::pallas {
 namespace {
+
+// Inputs that come out of the pipeline claim the pre-broadcast and
+// atomic-accumulator properties; their plugins register them when they
+// load, the test before parsing.
+[[maybe_unused]] const Property kPreBroadcastRegistered =
+    PreBroadcastProperty();
+[[maybe_unused]] const Property kAccumulatedRegistered =
+    AtomicAccumulatedProperty();
 
 std::string ReadInput(const std::string& name) {
   std::ifstream in(std::string(PALLAS_TPU_INPUTS) + "/" + name);

@@ -52,6 +52,8 @@ constexpr FlagSpec kFlags[] = {
      "do not verify the IR and its properties after each pass"},
     {"--verify-roundtrip", "", kCompile,
      "check print -> parse -> structural equality after every pass"},
+    {"--require-kernel", "", kCompile,
+     "fail (exit 1) when the input defines no kernel, instead of a note"},
     {"--verify-tpu", "", kCompile,
      "compile each written module with the real TPU compiler (libtpu, no "
      "TPU needed) and report its first error at the kernel line"},
@@ -169,6 +171,8 @@ std::string Apply(const FlagSpec& flag, const std::string& value,
     options.verify_each = false;
   } else if (name == "--verify-roundtrip") {
     options.verify_roundtrip = true;
+  } else if (name == "--require-kernel") {
+    options.require_kernel = true;
   } else if (name == "--verify-tpu") {
     options.verify_tpu = true;
   } else if (name == "--verbose") {

@@ -32,7 +32,8 @@ struct CliOptions {
   ReportFormat report_format = ReportFormat::kText;
   bool verify_each = true;
   bool verify_roundtrip = false;
-  bool verify_tpu = false;  // --verify-tpu
+  bool require_kernel = false;  // a module with no function is an error
+  bool verify_tpu = false;      // --verify-tpu
 };
 
 // Parses the arguments after the program name. On a usage error, `error`

@@ -309,6 +309,13 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
   absl::StatusOr<Module> module =
       ParseInput(options, *pipeline, *text, is_tir, session);
   if (!module.ok()) return module.status();
+  if (module->functions.empty()) {
+    // The frontend said why (a note); only --require-kernel makes it fatal.
+    if (!options.require_kernel) return absl::OkStatus();
+    diagnostics.Error(options.input, {},
+                      "no kernel to compile (--require-kernel)");
+    return absl::InvalidArgumentError("no kernel");
+  }
   timings.push_back(TimingEntry{
       is_tir ? std::string("parse .tir")
              : fmt::format("frontend '{}'", pipeline->frontend->name),

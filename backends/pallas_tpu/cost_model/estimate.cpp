@@ -151,6 +151,8 @@ absl::StatusOr<KernelEstimate> EstimateKernelPlan(const KernelPlan& kernel,
   KernelEstimate estimate;
   estimate.kernel = plan.kernel;
   estimate.target = hw.name;
+  estimate.target_description = "tpu " + hw.name;
+  estimate.memory_name = "VMEM";
   estimate.launcher = std::string(LauncherName(plan.launcher));
   double vmem = 0;
   for (size_t i = 0; i < plan.stages.size(); ++i) {

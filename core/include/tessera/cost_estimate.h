@@ -17,7 +17,7 @@ struct StageEstimate {
   std::string kind;   // "grid" | "loop"
   int64_t steps = 0;  // steps of one run
   int64_t runs = 1;   // runs of the stage in one kernel call
-  double bytes = 0;   // memory traffic (e.g. HBM <-> VMEM), all runs
+  double bytes = 0;   // off-chip <-> on-chip memory traffic, all runs
   double flops = 0;   // useful arithmetic (dots, elementwise), all runs
   double transcendentals = 0;
   double compute_s = 0;         // busiest compute unit, all runs
@@ -34,6 +34,10 @@ struct StageEstimate {
 struct KernelEstimate {
   std::string kernel;
   std::string target;  // e.g. "v6e"
+  // How reports name the target and its on-chip memory, in the backend's
+  // own words (the core knows none).
+  std::string target_description;
+  std::string memory_name;
   std::string launcher;
   std::vector<StageEstimate> stages;
   double time_s = 0;  // modeled time of one call, stages overlapped as run
@@ -43,7 +47,7 @@ struct KernelEstimate {
   int64_t vmem_peak_bytes = 0;
   int64_t vmem_limit_bytes = 0;     // the scoped limit the kernel runs with
   int64_t vmem_capacity_bytes = 0;  // physical capacity
-  // Caveats of the estimate ("VMEM peak exceeds the capacity", "the host
+  // Caveats of the estimate ("the on-chip peak exceeds the capacity", "the host
   // pads x: 0.2 us outside the kernel", ...).
   std::vector<std::string> notes;
 };

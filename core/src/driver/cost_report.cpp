@@ -50,8 +50,11 @@ std::string JsonNumber(double value) {
 std::string FormatEstimateTable(const std::vector<KernelEstimate>& kernels) {
   std::string out;
   for (const KernelEstimate& kernel : kernels) {
-    out += fmt::format("kernel {} (launcher {}, tpu {}): modeled time {}\n",
-                       kernel.kernel, kernel.launcher, kernel.target,
+    out += fmt::format("kernel {} (launcher {}, {}): modeled time {}\n",
+                       kernel.kernel, kernel.launcher,
+                       kernel.target_description.empty()
+                           ? kernel.target
+                           : kernel.target_description,
                        Time(kernel.time_s));
     out += fmt::format(
         "  {:<28} {:>7} {:>7} {:>10} {:>10} {:>10} {:>11} "
@@ -65,10 +68,11 @@ std::string FormatEstimateTable(const std::vector<KernelEstimate>& kernels) {
           Count(stage.flops), Count(stage.transcendentals), Time(stage.time_s),
           stage.bound, stage.roofline_fraction * 100);
     }
-    out +=
-        fmt::format("  VMEM peak {} of {} scoped limit ({} capacity)\n",
-                    Mib(kernel.vmem_peak_bytes), Mib(kernel.vmem_limit_bytes),
-                    Mib(kernel.vmem_capacity_bytes));
+    out += fmt::format(
+        "  {} peak {} of {} scoped limit ({} capacity)\n",
+        kernel.memory_name.empty() ? "on-chip memory" : kernel.memory_name,
+        Mib(kernel.vmem_peak_bytes), Mib(kernel.vmem_limit_bytes),
+        Mib(kernel.vmem_capacity_bytes));
     out += fmt::format(
         "  pl.CostEstimate: flops={:.0f} transcendentals={:.0f} "
         "bytes_accessed={:.0f}\n",

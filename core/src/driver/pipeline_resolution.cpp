@@ -1,5 +1,6 @@
 #include "driver/pipeline_resolution.h"
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "absl/status/status.h"
@@ -267,6 +268,19 @@ class Resolver {
     }
   }
 
+  // A compile-time argument's value (`--arg log_target=True`), which the
+  // frontend binds: True/False/None, a number or a quoted string.
+  static bool IsPythonConstant(const std::string& text) {
+    if (text == "True" || text == "False" || text == "None") return true;
+    if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"') &&
+        text.back() == text.front()) {
+      return true;
+    }
+    char* end = nullptr;
+    std::strtod(text.c_str(), &end);
+    return !text.empty() && end != nullptr && *end == '\0';
+  }
+
   void ResolveKernels(ResolvedPipeline& pipeline) {
     for (const KernelConfig& kernel : config_.kernels) {
       KernelSpecialization& specialization = pipeline.info.kernels[kernel.name];
@@ -278,7 +292,7 @@ class Resolver {
     }
     for (const auto& [name, spelling] : overrides_.args) {
       absl::StatusOr<Type> type = ParseType(spelling);
-      if (!type.ok()) {
+      if (!type.ok() && !IsPythonConstant(spelling)) {
         diagnostics_.Error(
             "", {},
             fmt::format("invalid type '{}' for --arg {}: {}", spelling, name,

@@ -1,0 +1,131 @@
+// The host function's contract with its callers, from the attributes the
+// frontend records (see README.md): the signature (defaults, compile-time
+// parameters), rank-generic parameters and the trace-time shape checks.
+#include "host_contract.h"
+
+#include <algorithm>
+#include <map>
+
+#include "fmt/format.h"
+
+namespace tessera::pallas {
+
+std::string HostParameters(const Function& host, PyLines& static_checks) {
+  // Default values of parameters (eps=1e-05), when the frontend recorded
+  // them: attribute `defaults`, one Python literal per parameter ("" for
+  // none).
+  const auto* defaults =
+      GetAttr<std::vector<std::string>>(host.attrs, "defaults");
+  // Compile-time parameters (`static_params`: `index:name=literal`) keep
+  // their place in the signature, with the compiled value as default.
+  std::map<size_t, std::pair<std::string, std::string>> statics;
+  if (const auto* list =
+          GetAttr<std::vector<std::string>>(host.attrs, "static_params")) {
+    for (const std::string& entry : *list) {
+      const size_t colon = entry.find(':');
+      const size_t equals = entry.find('=', colon);
+      if (colon == std::string::npos || equals == std::string::npos) continue;
+      statics[std::stoul(entry.substr(0, colon))] = {
+          SanitizeIdentifier(entry.substr(colon + 1, equals - colon - 1)),
+          entry.substr(equals + 1)};
+    }
+  }
+  std::string params;
+  const size_t count = host.params.size() + statics.size();
+  for (size_t i = 0, position = 0; position < count; ++position) {
+    if (auto it = statics.find(position); it != statics.end()) {
+      const auto& [name, literal] = it->second;
+      params += fmt::format("{}={}, ", name, literal);
+      static_checks.Line(fmt::format("if {} != {}:", name, literal));
+      static_checks.Indent();
+      static_checks.Line(fmt::format(
+          "raise ValueError({} % ({},))",
+          PyStringLiteral(fmt::format(
+              "kernel '{}' was compiled for {}={}; got %r (recompile with "
+              "--arg {}=VALUE)",
+              host.name, name, literal, name)),
+          name));
+      static_checks.Dedent();
+      continue;
+    }
+    if (i == host.params.size()) break;  // malformed positions
+    params += SanitizeIdentifier(host.params[i].name);
+    if (defaults && i < defaults->size() && !(*defaults)[i].empty()) {
+      params += "=" + (*defaults)[i];
+    }
+    params += ", ";
+    ++i;
+  }
+  return params;
+}
+
+void EmitRankCollapse(const Function& host, NameTable& names, PyLines& out,
+                      std::map<std::string, std::string>& caller_shapes) {
+  const auto* list =
+      GetAttr<std::vector<std::string>>(host.attrs, "rank_generic");
+  if (list == nullptr) return;
+  for (const std::string& entry : *list) {
+    const size_t colon = entry.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string param = entry.substr(0, colon);
+    const std::string name = SanitizeIdentifier(param);
+    const std::string trailing = entry.substr(colon + 1);
+    const auto* results =
+        GetAttr<std::vector<std::string>>(host.attrs, "result_shapes");
+    const bool keeps_shape =
+        results &&
+        std::find(results->begin(), results->end(), param) != results->end();
+    out.Line(fmt::format("if {}.ndim < {}:", name, trailing));
+    out.Indent();
+    out.Line(fmt::format("raise ValueError({} % ({}.ndim,))",
+                         PyStringLiteral(fmt::format(
+                             "kernel '{}' needs {} of rank >= {}, got rank %d",
+                             host.name, param, trailing)),
+                         name));
+    out.Dedent();
+    if (keeps_shape) {
+      const std::string shape = names.Fresh(name + "_shape");
+      caller_shapes[param] = shape;
+      out.Line(fmt::format("{} = {}.shape", shape, name));
+    }
+    out.Line(fmt::format("{} = jnp.reshape({}, (-1,) + {}.shape[-{}:])", name,
+                         name, name, trailing));
+  }
+}
+
+// The frontend's `shape_checks` (`x.1==w.0:<message>`, `x.1==128:...`):
+// dims the kernel's operations assume equal. Shapes are static under
+// jax.jit, so the check raises at trace time, naming the kernel's line.
+void EmitShapeChecks(const Function& host, PyLines& out) {
+  const auto* checks =
+      GetAttr<std::vector<std::string>>(host.attrs, "shape_checks");
+  if (checks == nullptr) return;
+  auto side = [&](std::string_view text) -> std::string {
+    const size_t dot = text.find('.');
+    if (dot == std::string_view::npos) return std::string(text);
+    return fmt::format("{}.shape[{}]",
+                       SanitizeIdentifier(std::string(text.substr(0, dot))),
+                       text.substr(dot + 1));
+  };
+  for (const std::string& check : *checks) {
+    const size_t equals = check.find("==");
+    const size_t colon = check.find(':', equals);
+    if (equals == std::string::npos || colon == std::string::npos) continue;
+    const std::string lhs = side(std::string_view(check).substr(0, equals));
+    const std::string rhs =
+        side(std::string_view(check).substr(equals + 2, colon - equals - 2));
+    std::string message;
+    for (char c : check.substr(colon + 1)) {
+      if (c == '%') message += '%';
+      message += c;
+    }
+    out.Line(fmt::format("if {} != {}:", lhs, rhs));
+    out.Indent();
+    out.Line(fmt::format("raise ValueError({} % ({}, {}))",
+                         PyStringLiteral(message + ", got %d and %d"), lhs,
+                         rhs));
+    out.Dedent();
+  }
+}
+
+}  // namespace tessera::pallas

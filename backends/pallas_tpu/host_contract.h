@@ -1,0 +1,29 @@
+// The generated host function's contract with its callers: signature,
+// rank-generic parameters and trace-time checks (host_contract.cpp).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "python_writer.h"
+#include "tessera/ir/ir.h"
+
+namespace tessera::pallas {
+
+// "x, y, squared=True, eps=1e-05, ": parameters with their defaults
+// (`defaults`) and compile-time parameters in their place
+// (`static_params`), whose checks against the compiled value go to
+// `static_checks`.
+std::string HostParameters(const Function& host, PyLines& static_checks);
+
+// Rank-generic parameters (`rank_generic`: `p:k`) accept any rank >= k:
+// their leading dims are collapsed into one. `caller_shapes` receives, for
+// each parameter a result takes the shape of (`result_shapes`), the name
+// that holds its shape as passed.
+void EmitRankCollapse(const Function& host, NameTable& names, PyLines& out,
+                      std::map<std::string, std::string>& caller_shapes);
+
+// The frontend's `shape_checks` as trace-time ValueErrors.
+void EmitShapeChecks(const Function& host, PyLines& out);
+
+}  // namespace tessera::pallas

@@ -1,0 +1,106 @@
+#include "module_helpers.h"
+
+#include "fmt/format.h"
+#include "python_writer.h"
+
+namespace tessera::pallas {
+
+std::string ModuleHelpers(const ModuleState& state,
+                          const std::string& tpu_target_fn) {
+  PyLines helpers;
+  helpers.Blank();
+  helpers.Blank();
+  helpers.Line(fmt::format("def {}(tpu):", tpu_target_fn));
+  helpers.Line(
+      "    # Tracing a kernel asks for the chip's tiling (pipelines, "
+      "packed");
+  helpers.Line(
+      "    # layouts). With no TPU as the default device (interpret mode or "
+      "export");
+  helpers.Line(
+      "    # on a CPU host), an abstract TPU of generation `tpu` answers it.");
+  helpers.Line(
+      "    if jax.sharding.get_abstract_mesh().abstract_device is not None:");
+  helpers.Line("        return contextlib.nullcontext()");
+  helpers.Line(
+      "    default = jax.config.jax_default_device or jax.devices()[0]");
+  helpers.Line("    if getattr(default, \"platform\", default) == \"tpu\":");
+  helpers.Line("        return contextlib.nullcontext()");
+  helpers.Line(
+      "    kinds = {\"v5e\": \"TPU v5 lite\", \"v6e\": \"TPU v6 lite\", "
+      "\"v7x\": \"TPU7x\"}");
+  helpers.Line("    if tpu not in kinds:");
+  helpers.Line(
+      "        raise ValueError(f\"tpu must be one of {sorted(kinds)}, got "
+      "{tpu!r}\")");
+  helpers.Line(
+      "    device = jax.sharding.AbstractDevice(device_kind=kinds[tpu], "
+      "num_cores=1, platform=\"tpu\")");
+  helpers.Line(
+      "    return jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((), "
+      "(), abstract_device=device))");
+  if (!state.round_up_fn.empty()) {
+    helpers.Blank();
+    helpers.Blank();
+    helpers.Line(fmt::format("def {}(size, multiple):", state.round_up_fn));
+    helpers.Line("    return (size + multiple - 1) // multiple * multiple");
+  }
+  if (!state.pad_fn.empty()) {
+    helpers.Blank();
+    helpers.Blank();
+    helpers.Line(fmt::format("def {}(array, multiples):", state.pad_fn));
+    helpers.Line(
+        "    # Zero padding up to whole blocks: zero is neutral for "
+        "the dots and sums");
+    helpers.Line("    # that read it; other reductions mask the tail.");
+    helpers.Line(
+        "    pads = [(0, -size % multiple) for size, multiple in "
+        "zip(array.shape, multiples)]");
+    helpers.Line("    if not any(high for _, high in pads):");
+    helpers.Line("        return array");
+    helpers.Line("    return jnp.pad(array, pads)");
+  }
+  if (!state.mask_fn.empty()) {
+    helpers.Blank();
+    helpers.Blank();
+    helpers.Line(
+        fmt::format("def {}(value, axis, start, limit, fill):", state.mask_fn));
+    helpers.Line(
+        "    # Replaces the elements of a ragged last tile (index >= "
+        "limit) along axis.");
+    helpers.Line(
+        "    index = start + jax.lax.broadcasted_iota(jnp.int32, "
+        "value.shape, axis)");
+    helpers.Line(
+        "    return jnp.where(index < limit, value, "
+        "jnp.asarray(fill, value.dtype))");
+  }
+  return helpers.Text();
+}
+
+VmemBuffer CompilerScratch(const Function& device) {
+  int64_t largest = 0;
+  std::string what = "none";
+  auto consider = [&](const Value& value) {
+    if (!value.type.is_tensor()) return;
+    int64_t bytes = DTypeBytes(value.type.dtype);
+    for (const Dim& dim : value.type.shape) {
+      if (!dim.is_static()) return;
+      bytes *= dim.size;
+    }
+    if (bytes > largest) {
+      largest = bytes;
+      what = fmt::format("{} {}", value.name, TypeToString(value.type));
+    }
+  };
+  WalkStmts(device.body, [&](const Stmt& stmt) {
+    for (const Value& value : stmt.results) consider(value);
+    for (const Value& value : stmt.iter_args) consider(value);
+  });
+  constexpr int64_t kMiB = 1024 * 1024;
+  return VmemBuffer{
+      fmt::format("compiler scratch for kernel values (largest: {})", what),
+      2 * largest + kMiB, 1};
+}
+
+}  // namespace tessera::pallas

@@ -1,0 +1,466 @@
+// Kernel parameters: their types (specialization, rank inference), defaults,
+// compile-time (constexpr, callable) parameters.
+#include <algorithm>
+#include <functional>
+#include <span>
+
+#include "fmt/format.h"
+#include "lower_internal.h"
+#include "python_literal.h"
+#include "tessera/ir/text.h"
+#include "tessera/python_literal.h"
+
+namespace tessera::helion_py {
+
+int KernelLowering::InferRank(const std::string& param) const {
+  auto [cached, inserted] = inferred_ranks_.try_emplace(param, 0);
+  if (inserted) cached->second = InferRankFromSource(param);
+  return cached->second;
+}
+
+int KernelLowering::InferRankFromSource(const std::string& param) const {
+  int exact = -1;
+  int at_least = 1;
+  auto is_param = [&](const Node& node) {
+    return node.kind == NodeKind::kName && node.text == param;
+  };
+  // x.size(d) / x.shape[d] need rank d + 1; x.size(-d) / x.shape[-d] rank d.
+  auto note_dim_index = [&](const Node& arg) {
+    if (arg.kind == NodeKind::kInt) {
+      at_least = std::max<int>(at_least, static_cast<int>(std::clamp<int64_t>(
+                                             arg.int_value + 1, 1, 64)));
+    } else if (arg.kind == NodeKind::kUnary &&
+               arg.children[0]->kind == NodeKind::kInt) {
+      at_least =
+          std::max<int>(at_least, static_cast<int>(std::clamp<int64_t>(
+                                      arg.children[0]->int_value, 1, 64)));
+    }
+  };
+  std::function<void(const Node&)> visit = [&](const Node& node) {
+    if (node.kind == NodeKind::kSubscript && node.children.size() == 2 &&
+        node.children[1] && node.children[0]->kind == NodeKind::kAttribute &&
+        node.children[0]->text == "shape" &&
+        is_param(*node.children[0]->children[0])) {
+      note_dim_index(*node.children[1]);
+    }
+    if (node.kind == NodeKind::kSubscript && is_param(*node.children[0])) {
+      int count = 0;
+      bool ellipsis = false;
+      for (size_t i = 1; i < node.children.size(); ++i) {
+        const Node* index = node.children[i].get();
+        if (index && index->kind == NodeKind::kNone) continue;
+        if (index && index->kind == NodeKind::kEllipsis) {
+          ellipsis = true;
+          continue;
+        }
+        ++count;
+      }
+      at_least = std::max(at_least, count);
+      (void)ellipsis;
+    }
+    // x.size(d) / x.size(-d)
+    if (node.kind == NodeKind::kCall &&
+        node.children[0]->kind == NodeKind::kAttribute &&
+        node.children[0]->text == "size" &&
+        is_param(*node.children[0]->children[0]) && node.children.size() == 2) {
+      note_dim_index(*node.children[1]);
+    }
+  };
+  WalkStmtNodes(kernel_.body, visit, [&](const PyStmt& stmt) {
+    // a, b = x.size() / x.shape
+    if (stmt.kind != PyStmtKind::kAssign || stmt.targets.size() != 1) return;
+    const Node& target = *stmt.targets[0];
+    if (target.kind != NodeKind::kTuple && target.kind != NodeKind::kList)
+      return;
+    const Node* value = stmt.value.get();
+    if (value->kind == NodeKind::kCall && value->children.size() == 1) {
+      value = value->children[0].get();
+      if (value->kind != NodeKind::kAttribute || value->text != "size") return;
+    } else if (value->kind != NodeKind::kAttribute || value->text != "shape") {
+      return;
+    }
+    if (is_param(*value->children[0])) {
+      exact = static_cast<int>(target.children.size());
+    }
+  });
+  return exact > 0 ? exact : at_least;
+}
+
+// The generated host function keeps the signature's defaults (eps=1e-05),
+// so callers may omit those arguments as they would with the kernel.
+void KernelLowering::RecordParamDefaults() {
+  std::vector<std::string> defaults;
+  bool any = false;
+  for (const Param& param : kernel_.params) {
+    // Inlined or compile-time: not parameters of the IR function.
+    if (IsCallableParam(param) || IsStaticParam(param)) continue;
+    std::string literal;
+    if (param.default_value) {
+      if (auto text = PythonLiteral(*param.default_value, constants_)) {
+        literal = *text;
+        any = true;
+      } else {
+        Report(param.default_value->loc,
+               fmt::format("unsupported default value for kernel argument "
+                           "'{}': use a number, True/False, None, a string or "
+                           "a top-level constant",
+                           param.name));
+      }
+    }
+    defaults.push_back(std::move(literal));
+  }
+  if (any) SetAttr(function_.attrs, "defaults", std::move(defaults));
+}
+
+// A tensor parameter written rank-generically, as Helion's examples do:
+// reshaped with a leading -1 (`q.reshape([-1, m, d])`, `q.view(-1, d)`) and
+// otherwise used only through negative size indices, its whole size, dtype
+// or device. Returns how many trailing dims the reshape names (0: not
+// rank-generic). Such a parameter accepts any rank >= that count.
+int KernelLowering::RankGenericTrailing(const std::string& param) const {
+  auto [cached, inserted] = rank_generic_trailing_.try_emplace(param, 0);
+  if (inserted) cached->second = RankGenericTrailingFromSource(param);
+  return cached->second;
+}
+
+int KernelLowering::RankGenericTrailingFromSource(
+    const std::string& param) const {
+  if (spec_.args.count(param)) return 0;  // --arg fixes the rank
+  int trailing = 0;
+  bool fixed_rank_use = false;
+  auto is_param = [&](const Node& node) {
+    return node.kind == NodeKind::kName && node.text == param;
+  };
+  auto is_minus_one = [](const Node& node) {
+    return node.kind == NodeKind::kUnary &&
+           static_cast<UnaryOp>(node.op) == UnaryOp::kNeg &&
+           node.children[0]->kind == NodeKind::kInt &&
+           node.children[0]->int_value == 1;
+  };
+  auto non_negative_int = [](const Node& node) {
+    return node.kind == NodeKind::kInt;
+  };
+  WalkStmtNodes(
+      kernel_.body,
+      [&](const Node& node) {
+        if (node.kind == NodeKind::kSubscript && is_param(*node.children[0]))
+          fixed_rank_use = true;
+        if (node.kind == NodeKind::kSubscript && node.children.size() == 2 &&
+            node.children[1] &&
+            node.children[0]->kind == NodeKind::kAttribute &&
+            node.children[0]->text == "shape" &&
+            is_param(*node.children[0]->children[0]) &&
+            non_negative_int(*node.children[1])) {
+          fixed_rank_use = true;
+        }
+        if (node.kind != NodeKind::kCall ||
+            node.children[0]->kind != NodeKind::kAttribute ||
+            !is_param(*node.children[0]->children[0])) {
+          return;
+        }
+        const std::string& method = node.children[0]->text;
+        if (method == "size" && node.children.size() == 2 &&
+            non_negative_int(*node.children[1])) {
+          fixed_rank_use = true;
+        }
+        if ((method == "reshape" || method == "view") &&
+            node.children.size() >= 2) {
+          const Node* first = node.children[1].get();
+          size_t count = node.children.size() - 1;
+          if ((first->kind == NodeKind::kList ||
+               first->kind == NodeKind::kTuple) &&
+              node.children.size() == 2 && !first->children.empty()) {
+            count = first->children.size();
+            first = first->children[0].get();
+          }
+          if (is_minus_one(*first)) {
+            trailing = std::max<int>(trailing, static_cast<int>(count) - 1);
+          }
+        }
+      },
+      [&](const PyStmt& stmt) {
+        // m, d = x.size() / x.shape fixes the rank.
+        if (stmt.kind != PyStmtKind::kAssign || stmt.targets.size() != 1)
+          return;
+        const Node& target = *stmt.targets[0];
+        if (target.kind != NodeKind::kTuple && target.kind != NodeKind::kList)
+          return;
+        const Node* value = stmt.value.get();
+        if (value->kind == NodeKind::kCall) value = value->children[0].get();
+        if (value->kind == NodeKind::kAttribute &&
+            is_param(*value->children[0]))
+          fixed_rank_use = true;
+      });
+  return fixed_rank_use ? 0 : trailing;
+}
+
+// `hl.constexpr` and `str` parameters are compile-time values: their
+// default, or `--arg name=VALUE`. The host function keeps them as keyword
+// arguments and checks at trace time that a call passes the compiled value.
+bool IsStaticParam(const Param& param) {
+  if (param.annotation == nullptr) return false;
+  std::string name = DottedName(*param.annotation);
+  return name == "constexpr" || name.ends_with(".constexpr") || name == "str";
+}
+
+namespace {
+
+// A value spelled on the command line: True/False/None, a number, a torch
+// dtype name, else a string.
+Val StaticValueFromText(const std::string& text, std::string& literal) {
+  if (text == "True" || text == "False") {
+    literal = text;
+    return Val::Bool(text == "True");
+  }
+  if (text == "None") {
+    literal = text;
+    return Val::None();
+  }
+  char* end = nullptr;
+  const long long as_int = std::strtoll(text.c_str(), &end, 10);
+  if (!text.empty() && end && *end == '\0') {
+    literal = text;
+    return Val::Int(as_int);
+  }
+  const double as_float = std::strtod(text.c_str(), &end);
+  if (!text.empty() && end && *end == '\0') {
+    literal = PythonFloatLiteral(as_float);
+    return Val::Float(as_float);
+  }
+  std::string_view body = text;
+  if (body.size() >= 2 && (body.front() == '\'' || body.front() == '"') &&
+      body.back() == body.front()) {
+    body = body.substr(1, body.size() - 2);
+  }
+  std::string quoted = "'";
+  for (char c : body) {
+    if (c == '\\' || c == '\'') quoted += '\\';
+    quoted += c;
+  }
+  literal = quoted + "'";
+  return Val::String(std::string(body));
+}
+
+}  // namespace
+
+std::optional<std::string> KernelLowering::BindStaticParam(const Param& param) {
+  std::string literal;
+  if (auto it = spec_.args.find(param.name); it != spec_.args.end()) {
+    env_[param.name] = StaticValueFromText(it->second, literal);
+    return literal;
+  }
+  if (param.default_value) {
+    if (auto text = PythonLiteral(*param.default_value, constants_)) {
+      Val value = Eval(*param.default_value);
+      if (value.kind != ValKind::kValue && value.kind != ValKind::kPoison) {
+        env_[param.name] = std::move(value);
+        return *text;
+      }
+    }
+  }
+  Diagnostic* d = Report(
+      param.loc,
+      fmt::format("compile-time argument '{}' needs a constant default or "
+                  "--arg {}=VALUE",
+                  param.name, param.name));
+  Note(d, "hl.constexpr and str arguments are fixed when the kernel compiles");
+  env_[param.name] = Val::Poison();
+  return std::nullopt;
+}
+
+void KernelLowering::SetUpParams() {
+  for (const Param& param : kernel_.params) {
+    taken_.insert(param.name);
+  }
+  std::vector<std::string> static_params;
+  std::vector<std::string> rank_generic;
+  rank_generic_params_.clear();
+  size_t position = 0;  // in the host signature, which has no callables
+  for (const Param& param : kernel_.params) {
+    if (IsStaticParam(param)) {
+      std::optional<std::string> literal = BindStaticParam(param);
+      if (literal) {
+        static_params.push_back(
+            fmt::format("{}:{}={}", position, param.name, *literal));
+      }
+      ++position;
+      continue;
+    }
+    if (!IsCallableParam(param)) ++position;
+    if (IsCallableParam(param)) {
+      if (param.default_value &&
+          param.default_value->kind == NodeKind::kLambda) {
+        env_[param.name] = Eval(*param.default_value);
+        continue;
+      }
+      Diagnostic* d = Report(
+          param.loc, fmt::format("callable argument '{}' has no lambda default",
+                                 param.name));
+      Note(d,
+           "Tessera inlines callables it knows at compile time: give the "
+           "parameter a lambda default (epilogue=lambda acc, tile: acc)");
+      env_[param.name] = Val::Poison();
+      continue;
+    }
+    Type type;
+    bool typed = false;
+    if (auto it = spec_.args.find(param.name); it != spec_.args.end()) {
+      auto parsed = ParseType(it->second);
+      if (!parsed.ok()) {
+        Report(param.loc, fmt::format("invalid type '{}' for argument '{}': {}",
+                                      it->second, param.name,
+                                      std::string(parsed.status().message())));
+        type = Type::Ref(DType::kF32, {});
+      } else {
+        type = *parsed;
+        if (type.is_tensor()) type.kind = TypeKind::kRef;
+        if (type.is_tile() || type.is_none()) {
+          Report(param.loc,
+                 fmt::format("argument '{}' must be a tensor or scalar "
+                             "type, got '{}'",
+                             param.name, it->second));
+          type = Type::Ref(DType::kF32, {});
+        }
+      }
+      typed = true;
+    }
+    if (!typed) {
+      std::string annotation =
+          param.annotation ? DottedName(*param.annotation) : "";
+      const Node* def = param.default_value.get();
+      if (annotation == "float" ||
+          (annotation.empty() && def && def->kind == NodeKind::kFloat)) {
+        type = Type::Scalar(DType::kF32);
+      } else if (annotation == "int" ||
+                 (annotation.empty() && def && def->kind == NodeKind::kInt)) {
+        type = Type::Scalar(DType::kI64);
+      } else if (annotation == "bool" ||
+                 (annotation.empty() && def && def->kind == NodeKind::kBool)) {
+        type = Type::Scalar(DType::kBool);
+      } else if (annotation.empty() || annotation == "Tensor" ||
+                 annotation == "torch.Tensor") {
+        Shape shape;
+        int rank = InferRank(param.name);
+        if (int trailing = RankGenericTrailing(param.name); trailing > 0) {
+          // Leading dims collapse into dim 0 (the host function reshapes);
+          // the IR sees [lead, trailing...].
+          rank = std::max(rank, trailing + 1);
+          rank_generic.push_back(fmt::format("{}:{}", param.name, rank - 1));
+          rank_generic_params_.insert(param.name);
+        }
+        for (int d = 0; d < rank; ++d) {
+          std::string symbol = fmt::format("{}_d{}", param.name, d);
+          for (int n = 1; python_names_.count(symbol) || taken_.count(symbol);
+               ++n) {
+            symbol = fmt::format("{}_d{}_{}", param.name, d, n);
+          }
+          shape.push_back(Dim::Symbol(symbol));
+        }
+        type = Type::Ref(DType::kF32, std::move(shape));
+      } else {
+        Diagnostic* d =
+            Report(param.annotation->loc,
+                   fmt::format("unsupported type '{}' for kernel argument '{}'",
+                               annotation, param.name));
+        Note(d, "supported argument types: torch.Tensor, float, int, bool");
+        type = Type::Ref(DType::kF32, {});
+      }
+    }
+    for (size_t d = 0; d < type.shape.size(); ++d) {
+      const Dim& dim = type.shape[d];
+      if (dim.is_static()) continue;
+      symbol_origin_.try_emplace(dim.symbol, param.name, static_cast<int>(d));
+      param_symbols_.insert(dim.symbol);
+      taken_.insert(dim.symbol);
+      symbol_order_.emplace(dim.symbol, static_cast<int>(symbol_order_.size()));
+    }
+    for (Dim& dim : type.shape) dim = Substitute(dim, aliases_);
+    function_.params.push_back(Value{param.name, type});
+    env_[param.name] = Val::Value(MakeVar(param.name, type));
+    py_names_[param.name] = PyName{param.name, type.kind};
+  }
+  RecordParamDefaults();
+  if (!static_params.empty()) {
+    SetAttr(function_.attrs, "static_params", std::move(static_params));
+  }
+  if (!rank_generic.empty()) {
+    SetAttr(function_.attrs, "rank_generic", std::move(rank_generic));
+  }
+  if (!shape_checks_.empty()) {
+    std::vector<std::string> checks;
+    for (const auto& [symbol, check] : shape_checks_) checks.push_back(check);
+    SetAttr(function_.attrs, "shape_checks", std::move(checks));
+  }
+  // Each shape symbol of the signature is also defined by a size query at
+  // entry (as docs/ir.md shows), so the body and the verifier see it as a
+  // value of the function.
+  std::set<std::string> defined;
+  for (const Value& param : function_.params) {
+    for (size_t d = 0; d < param.type.shape.size(); ++d) {
+      const Dim& dim = param.type.shape[d];
+      if (dim.is_static() || !defined.insert(dim.symbol).second) continue;
+      ExprList operands;
+      operands.push_back(MakeVar(param.name, param.type));
+      Emit(MakeAssign(
+          Value{dim.symbol, Type::Scalar(DType::kI64)},
+          MakeOp(OpKind::kSize, Type::Scalar(DType::kI64), std::move(operands),
+                 {Attr{"dim", static_cast<int64_t>(d)}}, kernel_.loc),
+          kernel_.loc));
+    }
+  }
+}
+
+Val KernelLowering::CallLambda(const Node& lambda, CallArgs& args) {
+  const std::vector<Param>& params = lambda.lambda->params;
+  if (args.positional.size() > params.size()) {
+    return Fail(args.loc, fmt::format("the lambda takes {} arguments, got {}",
+                                      params.size(), args.positional.size()));
+  }
+  std::vector<Val> bound(params.size());
+  std::vector<bool> given(params.size(), false);
+  for (size_t i = 0; i < args.positional.size(); ++i) {
+    bound[i] = std::move(args.positional[i]);
+    given[i] = true;
+  }
+  for (size_t k = 0; k < args.keywords.size(); ++k) {
+    auto& [name, value] = args.keywords[k];
+    size_t i = 0;
+    while (i < params.size() && params[i].name != name) ++i;
+    if (i == params.size() || given[i]) {
+      return Fail(args.keyword_locs[k],
+                  i == params.size()
+                      ? fmt::format("the lambda has no parameter '{}'", name)
+                      : fmt::format("parameter '{}' given twice", name));
+    }
+    bound[i] = std::move(value);
+    given[i] = true;
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (given[i]) continue;
+    if (!params[i].default_value) {
+      return Fail(args.loc, fmt::format("missing argument '{}' of the lambda",
+                                        params[i].name));
+    }
+    bound[i] = Eval(*params[i].default_value);
+  }
+  // The body sees its parameters over the enclosing names (Python scoping);
+  // the names it shadows come back afterwards.
+  std::vector<std::optional<Val>> shadowed;
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto it = env_.find(params[i].name);
+    shadowed.push_back(it == env_.end()
+                           ? std::nullopt
+                           : std::optional<Val>(it->second.Clone()));
+    env_[params[i].name] = std::move(bound[i]);
+  }
+  Val result = Eval(*lambda.children[0]);
+  for (size_t i = params.size(); i-- > 0;) {
+    if (shadowed[i])
+      env_[params[i].name] = std::move(*shadowed[i]);
+    else
+      env_.erase(params[i].name);
+  }
+  return result;
+}
+
+}  // namespace tessera::helion_py
