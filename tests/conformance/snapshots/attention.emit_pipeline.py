@@ -57,7 +57,7 @@ def _attention_kernel(q_view, k_view, v_view, out, m_i_1_scratch, l_i_1_scratch,
         # src: line 51
         qk = jax.lax.dot_general(q, k, (((2,), (2,)), ((0,), (0,))), preferred_element_type=jnp.float32)
         # src: line 52
-        m_ij = jnp.maximum(m_i_1, (jnp.max(qk, axis=2, keepdims=True) * 0.12751743074602467))
+        m_ij = jnp.maximum(m_i_1, jnp.max(qk, axis=2, keepdims=True) * 0.12751743074602467)
         # src: line 53
         qk_1 = (qk * 0.12751743074602467) - m_ij
         # src: line 54

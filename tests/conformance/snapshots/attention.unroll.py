@@ -50,7 +50,7 @@ def _attention_kernel(q_view, k_view, v_view, out):
         # src: line 51
         qk = jax.lax.dot_general(q, k, (((2,), (2,)), ((0,), (0,))), preferred_element_type=jnp.float32)
         # src: line 52
-        m_ij = jnp.maximum(m_i_1, (jnp.max(qk, axis=2) * 0.12751743074602467))
+        m_ij = jnp.maximum(m_i_1, jnp.max(qk, axis=2) * 0.12751743074602467)
         # src: line 53
         qk_1 = (qk * 0.12751743074602467) - m_ij[:, :, None]
         # src: line 54
