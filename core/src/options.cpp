@@ -4,35 +4,14 @@
 #include <cmath>
 
 #include "fmt/format.h"
+#include "ir/text_common.h"
 
 namespace tessera {
 namespace {
 
 std::string QuoteTomlString(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
+  std::string out;
+  text::AppendQuoted(out, text, text::ControlEscape::kUnicode);
   return out;
 }
 

@@ -54,7 +54,8 @@ bool IsTypeStart(std::string_view word) {
          ParseDType(word).has_value();
 }
 
-void AppendQuoted(std::string& out, std::string_view text) {
+void AppendQuoted(std::string& out, std::string_view text,
+                  ControlEscape control) {
   out += '"';
   for (char c : text) {
     switch (c) {
@@ -73,7 +74,10 @@ void AppendQuoted(std::string& out, std::string_view text) {
       default:
         if (static_cast<unsigned char>(c) < 0x20 ||
             static_cast<unsigned char>(c) == 0x7f) {
-          out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+          out += fmt::format(
+              fmt::runtime(control == ControlEscape::kHexByte ? "\\x{:02x}"
+                                                              : "\\u{:04x}"),
+              static_cast<unsigned char>(c));
         } else {
           out += c;
         }

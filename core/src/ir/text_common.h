@@ -25,7 +25,11 @@ bool IsTypeStart(std::string_view word);
 bool IsBareName(std::string_view name);
 // Appends `name` bare when IsBareName, else quoted.
 void AppendName(std::string& out, std::string_view name);
-void AppendQuoted(std::string& out, std::string_view text);
+// How a quoted string spells other control characters: `\x1f` (the IR
+// text) or `\u001f` (TOML).
+enum class ControlEscape { kHexByte, kUnicode };
+void AppendQuoted(std::string& out, std::string_view text,
+                  ControlEscape control = ControlEscape::kHexByte);
 // Shortest text that reads back as the same double; always contains '.',
 // 'e', "inf" or "nan" so it is never taken for an integer.
 void AppendDouble(std::string& out, double value);
