@@ -74,9 +74,11 @@ NodePtr Parser::ParseNamedTest() {
   return test;
 }
 
+// Nesting depth counts what nests in the source (brackets, calls,
+// subscripts, chained unary operators, `**` and conditional expressions),
+// not the precedence levels every operand passes through: those are a
+// bounded number of frames per nesting level.
 NodePtr Parser::ParseTest() {
-  DepthGuard guard(depth_);
-  if (!CheckDepth()) return nullptr;
   const Token& start = Peek();
   if (start.IsName("lambda")) {
     ErrorAt(start, "lambda is not supported in a kernel");
@@ -92,6 +94,8 @@ NodePtr Parser::ParseTest() {
     ErrorAt(Peek(), "expected 'else' in a conditional expression");
     return nullptr;
   }
+  DepthGuard guard(depth_);
+  if (!CheckDepth()) return nullptr;
   NodePtr orelse = ParseTest();
   if (!orelse) return nullptr;
   NodePtr node = MakeNode(NodeKind::kIfExp, start);
@@ -102,8 +106,6 @@ NodePtr Parser::ParseTest() {
 }
 
 NodePtr Parser::ParseBoolOp(bool is_or) {
-  DepthGuard guard(depth_);
-  if (!CheckDepth()) return nullptr;
   const Token& start = Peek();
   NodePtr first = is_or ? ParseBoolOp(false) : ParseNot();
   if (!first) return nullptr;
@@ -123,10 +125,10 @@ NodePtr Parser::ParseBoolOp(bool is_or) {
 }
 
 NodePtr Parser::ParseNot() {
-  DepthGuard guard(depth_);
-  if (!CheckDepth()) return nullptr;
   const Token& start = Peek();
   if (AcceptName("not")) {
+    DepthGuard guard(depth_);
+    if (!CheckDepth()) return nullptr;
     NodePtr operand = ParseNot();
     if (!operand) return nullptr;
     NodePtr node = MakeNode(NodeKind::kUnary, start);
@@ -187,8 +189,6 @@ NodePtr Parser::ParseComparison() {
 }
 
 NodePtr Parser::ParseBinary(int level) {
-  DepthGuard guard(depth_);
-  if (!CheckDepth()) return nullptr;
   struct LevelOp {
     std::string_view text;
     BinaryOp op;
@@ -227,8 +227,6 @@ NodePtr Parser::ParseBinary(int level) {
 }
 
 NodePtr Parser::ParseUnary() {
-  DepthGuard guard(depth_);
-  if (!CheckDepth()) return nullptr;
   const Token& start = Peek();
   UnaryOp op;
   if (start.IsOp("-"))
@@ -240,6 +238,8 @@ NodePtr Parser::ParseUnary() {
   else
     return ParsePower();
   Next();
+  DepthGuard guard(depth_);
+  if (!CheckDepth()) return nullptr;
   NodePtr operand = ParseUnary();
   if (!operand) return nullptr;
   NodePtr node = MakeNode(NodeKind::kUnary, start);
@@ -257,6 +257,8 @@ NodePtr Parser::ParsePower() {
   NodePtr base = ParsePrimary();
   if (!base) return nullptr;
   if (!AcceptOp("**")) return base;
+  DepthGuard guard(depth_);
+  if (!CheckDepth()) return nullptr;
   NodePtr exponent = ParseUnary();
   if (!exponent) return nullptr;
   NodePtr node = MakeNode(NodeKind::kBinary, start);
