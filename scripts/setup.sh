@@ -11,6 +11,10 @@ DEBIAN_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-venv
 )
+# scripts/fuzz.sh (TESSERA_FUZZ=1): clang and its libFuzzer runtime.
+if [[ "${TESSERA_FUZZ:-0}" == 1 ]]; then
+  DEBIAN_PACKAGES+=(clang-14 libclang-rt-14-dev)
+fi
 PYTHON_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 "numpy<3" pyflakes==3.2.0)
 
 missing=()

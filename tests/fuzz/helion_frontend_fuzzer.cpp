@@ -1,0 +1,16 @@
+// libFuzzer target: the helion-py frontend, and for kernels it accepts the
+// whole pallas-tpu pipeline of one launcher (chosen by the input's size):
+// what `tessera compile fuzz.py --config configs/pallas_<launcher>.toml`
+// runs, where exit 2 (a failure without a diagnostic) is a finding.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "fuzz_support.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  tessera::fuzz::RunPipeline(text, /*is_tir=*/false,
+                             static_cast<unsigned>(size));
+  return 0;
+}
