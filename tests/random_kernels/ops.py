@@ -125,11 +125,15 @@ class ExprGen:
             if op in ("add", "sub"):
                 return [op, a, b], bound_a + bound_b
             return [op, a, b], max(bound_a, bound_b)
-        a, bound_a = self.tree(depth - 1)
+        # The condition compares a leaf with a constant or another leaf:
+        # computed operands could sit within rounding of each other (gelu(r)
+        # vs r for large r), where f32 and float64 legitimately disagree.
+        left = self.leaf()
+        right = self.const() if self.rng.random() < 0.6 else self.leaf()
         b, bound_b = self.tree(depth - 1)
         c, bound_c = self.tree(depth - 1)
         cmp = sorted(COMPARE)[self.rng.integers(len(COMPARE))]
-        return ["where", [cmp, a, b], b, c], max(bound_b, bound_c)
+        return ["where", [cmp, left, right], b, c], max(bound_b, bound_c)
 
     def unary_node(self, op, child, bound):
         if op in POSITIVE_DOMAIN:
