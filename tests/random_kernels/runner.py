@@ -19,6 +19,7 @@ usage: runner.py --tessera BIN --source-dir DIR --work-dir DIR
 set still covers all of them (CI). Exit 1 on any unexpected failure.
 """
 import argparse
+import collections
 import json
 import os
 import pathlib
@@ -95,7 +96,12 @@ def make_inputs(program):
     return lib.make_inputs(specs, program["seed"])
 
 
+# Seconds spent per check, over the whole run (printed at the end).
+TIMINGS = collections.Counter()
+
+
 def run_check(check, launcher, mode, function):
+    start = time.perf_counter()
     try:
         return function()
     except Failure:
@@ -104,44 +110,70 @@ def run_check(check, launcher, mode, function):
         if os.environ.get("RANDOM_KERNELS_TRACEBACK"):
             traceback.print_exc()
         raise Failure(check, launcher, lib.short_error(error), mode) from error
+    finally:
+        TIMINGS[check] += time.perf_counter() - start
 
 
-def check_program(args, program, launchers, modes, tpu_compile=True):
-    """Runs every check; raises Failure on the first failing one. Returns
-    the number of checks that ran."""
+def check_launcher(args, program, launcher, modes, tpu_compile, inputs, outputs):
+    """Every check of one launcher; raises Failure on the first failing one.
+    Appends (launcher, outputs) per mode to outputs[mode]. Returns the
+    number of checks that passed."""
+    arrays, expected = inputs
+    work = args.work_dir / program["name"]
+    module_path = run_check("compile", launcher, "", lambda: compile_kernel(
+        args, program, launcher, work))
+    module = run_check("load", launcher, "", lambda: lib.load_module(
+        module_path, f"rk_{program['seed']}_{launcher}"))
+    function = getattr(module, program["name"])
+    checks = 0
+    for mode in modes:
+        got = run_check("run", launcher, mode, lambda: lib.run_interpret(function, arrays, mode))
+        ok, detail = lib.compare(got, expected)
+        if not ok:
+            raise Failure("reference", launcher, detail, mode)
+        outputs.setdefault(mode, []).append((launcher, got))
+        checks += 1
+    run_check("export", launcher, "", lambda: lib.export_tpu(function, arrays))
+    checks += 1
+    if tpu_compile:
+        run_check("tpu_compile", launcher, "", lambda: compile_tpu(function, arrays))
+        checks += 1
+    ok, text = lib.pyflakes(module_path)
+    if not ok:
+        raise Failure("pyflakes", launcher, text.splitlines()[0])
+    return checks + 1
+
+
+def check_all(args, program, launchers, modes, tpu_compile=True):
+    """Checks every launcher (a failing one does not stop the others), then
+    that the launchers agree. Returns (checks passed, [Failure])."""
     work = args.work_dir / program["name"]
     work.mkdir(parents=True, exist_ok=True)
     (work / "kernel.py").write_text(generator.source(program))
     arrays, exact = make_inputs(program)
-    expected = generator.reference(program, exact)
-    checks, outputs = 0, {}
+    inputs = (arrays, generator.reference(program, exact))
+    checks, outputs, failures = 0, {}, []
     for launcher in launchers:
-        module_path = compile_kernel(args, program, launcher, work)
-        module = run_check("load", launcher, "", lambda: lib.load_module(
-            module_path, f"rk_{program['seed']}_{launcher}"))
-        function = getattr(module, program["name"])
-        for mode in modes:
-            got = run_check("run", launcher, mode, lambda: lib.run_interpret(function, arrays, mode))
-            ok, detail = lib.compare(got, expected)
-            if not ok:
-                raise Failure("reference", launcher, detail, mode)
-            outputs.setdefault(mode, []).append((launcher, got))
-            checks += 1
-        run_check("export", launcher, "", lambda: lib.export_tpu(function, arrays))
-        checks += 1
-        if tpu_compile:
-            run_check("tpu_compile", launcher, "", lambda: compile_tpu(function, arrays))
-            checks += 1
-        ok, text = lib.pyflakes(module_path)
-        if not ok:
-            raise Failure("pyflakes", launcher, text.splitlines()[0])
+        try:
+            checks += check_launcher(args, program, launcher, modes, tpu_compile, inputs, outputs)
+        except Failure as failure:
+            failures.append(failure)
     for mode, runs in outputs.items():
         first_launcher, first = runs[0]
         for launcher, got in runs[1:]:
-            as_f64 = tuple(jnp.asarray(o).astype(jnp.float32) for o in lib.as_tuple(first))
-            ok, detail = lib.compare(got, as_f64)
+            as_f32 = tuple(jnp.asarray(o).astype(jnp.float32) for o in lib.as_tuple(first))
+            ok, detail = lib.compare(got, as_f32)
             if not ok:
-                raise Failure("agree", f"{launcher} vs {first_launcher}", detail, mode)
+                failures.append(Failure("agree", f"{launcher} vs {first_launcher}", detail, mode))
+            checks += ok
+    return checks, failures
+
+
+def check_program(args, program, launchers, modes, tpu_compile=True):
+    """check_all, raising the first Failure (for the shrinker)."""
+    checks, failures = check_all(args, program, launchers, modes, tpu_compile)
+    if failures:
+        raise failures[0]
     return checks
 
 
@@ -200,30 +232,35 @@ def main(argv):
     args.work_dir.mkdir(parents=True, exist_ok=True)
     known = load_known_failures(args.source_dir)
     start = time.time()
-    kernels = checks = failures = expected_failures = 0
+    kernels = combos = checks = failures = expected_failures = 0
     for program in programs(args):
         launchers = pick(LAUNCHERS, args.launchers, program["seed"])
         modes = pick(MODES, args.modes, program["seed"] // len(LAUNCHERS))
         kernels += 1
-        try:
-            checks += check_program(args, program, launchers, modes, not args.no_tpu_compile)
-            status = "ok"
-        except Failure as failure:
+        combos += len(launchers)
+        passed, found = check_all(args, program, launchers, modes, not args.no_tpu_compile)
+        checks += passed
+        lines = []
+        for failure in found:
             bug = known_failure(known, failure)
             if bug:
                 expected_failures += 1
-                status = f"known failure [{bug}]: {failure}"
+                lines.append(f"known failure [{bug}]: {failure}")
             else:
                 failures += 1
-                status = f"FAIL {failure}"
-                if args.shrink or args.save_failures:
-                    save_failure(args, program, failure)
-        print(f"{program['name']}: {status}", flush=True)
-        if status.startswith("FAIL") and not args.keep_going:
+                lines.append(f"FAIL {failure}")
+        print(f"{program['name']}: {'; '.join(lines) or 'ok'}", flush=True)
+        unexpected = [f for f in found if not known_failure(known, f)]
+        if unexpected and (args.shrink or args.save_failures):
+            save_failure(args, program, unexpected[0])
+        if unexpected and not args.keep_going:
             break
     elapsed = time.time() - start
-    print(f"random kernels: {kernels} kernels, {checks} checks passed, {failures} failures, "
-          f"{expected_failures} known failures, {elapsed:.1f}s", flush=True)
+    print(f"random kernels: {kernels} kernels, {combos} kernel x launcher compilations, "
+          f"{checks} checks passed, {failures} failures, {expected_failures} known failures, "
+          f"{elapsed:.1f}s", flush=True)
+    print("seconds per check: " + ", ".join(
+        f"{name} {seconds:.1f}" for name, seconds in TIMINGS.most_common()), flush=True)
     return 1 if failures else 0
 
 
