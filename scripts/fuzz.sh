@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh --seconds 60          # CI: every fuzzer for 60 s
 #   scripts/fuzz.sh --hours 8             # a local campaign, split across fuzzers
-#   scripts/fuzz.sh --hours 1 --only helion_frontend --jobs 2
+#   scripts/fuzz.sh --hours 1 --only helion_pipeline --jobs 2
 #
 # Builds build-fuzz/ with clang (-DTESSERA_FUZZ=ON: libFuzzer, ASan, UBSan),
 # seeds each corpus (build-fuzz/corpus/<fuzzer>/, kept between runs) from
@@ -31,7 +31,7 @@ while (($#)); do
   esac
 done
 seconds="${seconds:-60}"
-FUZZERS=(ir_parser helion_frontend pipeline_config plugin_info)
+FUZZERS=(ir_parser ir_pipeline helion_frontend helion_pipeline pipeline_config plugin_info)
 if [[ -n "$only" ]]; then FUZZERS=($only); fi
 
 TESSERA_FUZZ=1 bash scripts/setup.sh
@@ -45,8 +45,8 @@ cmake --build "$BUILD" -j "$jobs" --target tessera_fuzzers
 # Per-fuzzer seeds: the same files the replay tests run in every build.
 seeds_of() {
   case "$1" in
-    ir_parser) ls tests/*/inputs/*.tir tests/*/ir/*.tir tests/*/ir/*.expected 2>/dev/null ;;
-    helion_frontend) ls examples/*.py tests/frontend/ir/*.py tests/random_kernels/regressions/*.py 2>/dev/null ;;
+    ir_parser|ir_pipeline) ls tests/*/inputs/*.tir tests/*/ir/*.tir tests/*/ir/*.expected 2>/dev/null ;;
+    helion_frontend|helion_pipeline) ls examples/*.py tests/frontend/ir/*.py tests/random_kernels/regressions/*.py 2>/dev/null ;;
     pipeline_config) ls configs/*.toml tests/*/inputs/*.toml 2>/dev/null ;;
     plugin_info) ls tests/fuzz/seeds/plugin_info/* ;;
   esac
@@ -56,14 +56,16 @@ seeds_of() {
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export TESSERA_PLUGIN_PATH="$PWD/$BUILD/lib/tessera/plugins"
-# A campaign's time is split across the fuzzers: each runs seconds * jobs /
-# count, at most `jobs` at a time, so the wall time stays `seconds`.
+# A short run (CI) runs every fuzzer at once for `seconds`; a campaign splits
+# its time: each fuzzer runs seconds * jobs / count, at most `jobs` at a
+# time, so the wall time stays about `seconds`.
 per_fuzzer=$seconds
-if [[ -z "$only" ]] && ((${#FUZZERS[@]} > jobs)); then
+parallel=$jobs
+if ((seconds <= 120)); then
+  parallel=${#FUZZERS[@]}
+elif ((${#FUZZERS[@]} > jobs)); then
   per_fuzzer=$(( seconds * jobs / ${#FUZZERS[@]} ))
-  ((per_fuzzer >= 60)) || per_fuzzer=60
 fi
-if [[ "$seconds" -le 120 ]]; then per_fuzzer=$seconds; fi
 
 run_one() {
   local name="$1" corpus="$BUILD/corpus/$1" findings="$BUILD/findings/$1"
@@ -71,8 +73,9 @@ run_one() {
   seeds_of "$name" | while read -r seed; do
     cp -n "$seed" "$corpus/seed-$(echo "$seed" | tr '/' '_')" 2>/dev/null || true
   done
-  local dict=()
-  if [[ -f "tests/fuzz/dict/$name.dict" ]]; then dict=(-dict="tests/fuzz/dict/$name.dict"); fi
+  local dict=() grammar="${name/ir_pipeline/ir_parser}"
+  grammar="${grammar/helion_pipeline/helion_frontend}"
+  if [[ -f "tests/fuzz/dict/$grammar.dict" ]]; then dict=(-dict="tests/fuzz/dict/$grammar.dict"); fi
   "$BUILD/tests/fuzz/${name}_fuzzer" "$corpus" "${dict[@]}" \
     -max_total_time="$per_fuzzer" -timeout=20 -rss_limit_mb=4096 -max_len=8192 \
     -artifact_prefix="$findings/" -print_final_stats=1 \
@@ -83,7 +86,7 @@ running=0
 for name in "${FUZZERS[@]}"; do
   run_one "$name" &
   running=$((running + 1))
-  if ((running >= jobs)); then wait -n; running=$((running - 1)); fi
+  if ((running >= parallel)); then wait -n; running=$((running - 1)); fi
 done
 wait
 

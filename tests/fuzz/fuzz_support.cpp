@@ -116,7 +116,8 @@ void CheckRoundTrip(const Module& module, std::string_view what) {
   }
 }
 
-void RunPipeline(std::string_view text, bool is_tir, unsigned launcher) {
+void RunPipeline(std::string_view text, bool is_tir, unsigned launcher,
+                 bool frontend_only) {
   const LoadedPipelines& pipelines = Pipelines();
   DiagnosticEngine diagnostics;
   ResolveRequest request;
@@ -136,6 +137,7 @@ void RunPipeline(std::string_view text, bool is_tir, unsigned launcher) {
                                 is_tir ? "the .tir parser" : "the frontend");
   if (!module.ok()) return;
   CheckRoundTrip(*module, "the parsed input");
+  if (frontend_only) return;
 
   PassManagerOptions options;
   options.verify_roundtrip = true;
