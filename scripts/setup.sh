@@ -15,7 +15,7 @@ DEBIAN_PACKAGES=(
 if [[ "${TESSERA_FUZZ:-0}" == 1 ]]; then
   DEBIAN_PACKAGES+=(clang-14 libclang-rt-14-dev)
 fi
-PYTHON_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 "numpy<3" pyflakes==3.2.0)
+PYTHON_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 "libtpu==0.0.42.*" "numpy<3" pyflakes==3.2.0)
 
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
