@@ -116,8 +116,7 @@ void CheckRoundTrip(const Module& module, std::string_view what) {
   }
 }
 
-void RunPipeline(std::string_view text, bool is_tir, unsigned launcher,
-                 bool frontend_only) {
+void RunPipeline(std::string_view text, bool is_tir, unsigned launcher) {
   const LoadedPipelines& pipelines = Pipelines();
   DiagnosticEngine diagnostics;
   ResolveRequest request;
@@ -137,7 +136,6 @@ void RunPipeline(std::string_view text, bool is_tir, unsigned launcher,
                                 is_tir ? "the .tir parser" : "the frontend");
   if (!module.ok()) return;
   CheckRoundTrip(*module, "the parsed input");
-  if (frontend_only) return;
 
   PassManagerOptions options;
   options.verify_roundtrip = true;

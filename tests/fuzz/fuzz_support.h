@@ -46,9 +46,7 @@ inline constexpr int kLauncherCount = 3;
 // frontend (or the .tir parser), every pass with verify-each and the
 // round-trip check, and the backend of configs/pallas_<launcher>.toml
 // (launcher % kLauncherCount). User errors are fine; a crash or a failure
-// without a diagnostic is an internal error. `frontend_only` stops after the
-// frontend (or parser) and the round trip of its module.
-void RunPipeline(std::string_view text, bool is_tir, unsigned launcher,
-                 bool frontend_only = false);
+// without a diagnostic is an internal error.
+void RunPipeline(std::string_view text, bool is_tir, unsigned launcher);
 
 }  // namespace tessera::fuzz
