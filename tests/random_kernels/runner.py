@@ -210,6 +210,8 @@ def parse_args(argv):
     parser.add_argument("--no-tpu-compile", action="store_true")
     parser.add_argument("--shrink", action="store_true")
     parser.add_argument("--save-failures", type=pathlib.Path)
+    parser.add_argument("--ignore-known", action="store_true",
+                        help="treat known failures as failures (to shrink one)")
     parser.add_argument("--keep-going", action="store_true",
                         help="count failures and go on (campaigns)")
     return parser.parse_args(argv)
@@ -230,7 +232,7 @@ def main(argv):
     args = parse_args(argv)
     args.source_dir = args.source_dir.resolve()
     args.work_dir.mkdir(parents=True, exist_ok=True)
-    known = load_known_failures(args.source_dir)
+    known = [] if args.ignore_known else load_known_failures(args.source_dir)
     start = time.time()
     kernels = combos = checks = failures = expected_failures = 0
     for program in programs(args):
