@@ -595,6 +595,13 @@ class Atomic:
         if program["variant"] == "split_k":
             return (values["x"] @ values["y"],)
         leaves = {"x": program["dtype"]}
-        v = np.broadcast_to(ops.evaluate(program["exprs"]["pre"], values, leaves), values["x"].shape)
-        meaning = {"add": lambda: v.sum(-1), "max": lambda: v.max(-1), "min": lambda: v.min(-1)}
+        pre = program["exprs"]["pre"]
+        v = np.broadcast_to(ops.evaluate(pre, values, leaves), values["x"].shape)
+        # Each program adds v.sum(-1) of its tile, a value of v's dtype: a
+        # bf16 partial sum is rounded to bf16 before it meets the f32 target.
+        n = v.shape[-1]
+        block = min(program["blocks"].get("n") or BLOCKS["lane"][0], n)
+        dtype = ops.dtype_of(pre, leaves) or F32
+        partials = [ops.as_dtype(v[:, i:i + block].sum(-1), dtype) for i in range(0, n, block)]
+        meaning = {"add": lambda: sum(partials), "max": lambda: v.max(-1), "min": lambda: v.min(-1)}
         return tuple(meaning[t]() for t in program["features"])

@@ -128,6 +128,8 @@ def check_launcher(args, program, launcher, modes, tpu_compile, inputs, outputs)
     checks = 0
     for mode in modes:
         got = run_check("run", launcher, mode, lambda: lib.run_interpret(function, arrays, mode))
+        got = tuple(jnp.asarray(out).astype(dtype) for out, dtype in zip(
+            lib.as_tuple(got), generator.compare_dtypes(program)))
         ok, detail = lib.compare(got, expected)
         if not ok:
             raise Failure("reference", launcher, detail, mode)
