@@ -136,6 +136,10 @@ class Elementwise:
                  "row": "row[tile_n]" if "n" in tiled else "row[:]",
                  "col": "col[tile_m, :]" if "m" in tiled else "col[:, :]"}
         text = signature(program, names) + sizes(dims, "x")
+        # Sizes of different parameters are equal only where an assert says
+        # so (as in Helion's examples); symbolic shapes need it.
+        asserts = {"y": "x.shape == y.shape", "row": "row.size(0) == n", "col": "col.size(0) == m"}
+        text += "".join(f"    assert {asserts[n]}\n" for n in names[1:])
         text += "    out = torch.empty_like(x)\n"
         text += tile_loop([f"tile_{d}" for d in tiled], tiled, program["blocks"], "    ")
         tree = program["exprs"]["out"]
@@ -328,7 +332,7 @@ class LoopReduce:
         shape = "[m]" if rank1 else "[m, 1]"
         text += f"    out = torch.empty({shape}, dtype=torch.float32, device=x.device)\n"
         if "wide" in features:
-            text += "    out_w = torch.empty_like(w)\n"
+            text += "    assert w.size(0) == m\n    out_w = torch.empty_like(w)\n"
         text += tile_loop(["tile_m"], ["m"], program["blocks"], "    ")
         inits = {"sum": ["acc_sum = hl.zeros([tile_m], dtype=torch.float32)"],
                  "max": ['acc_max = hl.full([tile_m], float("-inf"), dtype=torch.float32)'],
@@ -487,6 +491,10 @@ class Matmul:
         text += sizes(grid[:-1] + ["k"], "x")
         text += "    k2, n = y.size()\n" if not batched else "    b2, k2, n = y.size()\n"
         text += "    assert k == k2\n"
+        if batched:
+            text += "    assert b == b2\n"
+        if "bias" in features:
+            text += "    assert bias.size(0) == n\n"
         text += f"    out = torch.empty([{', '.join(grid)}], dtype=x.dtype, device=x.device)\n"
         text += tile_loop([f"tile_{d}" for d in grid], grid, program["blocks"], "    ")
         text += f"        acc = hl.zeros([{', '.join(f'tile_{d}' for d in grid)}], dtype=torch.float32)\n"
