@@ -140,6 +140,8 @@ class Elementwise:
         # so (as in Helion's examples); symbolic shapes need it.
         asserts = {"y": "x.shape == y.shape", "row": "row.size(0) == n", "col": "col.size(0) == m"}
         text += "".join(f"    assert {asserts[n]}\n" for n in names[1:])
+        if "col" in names:  # Helion specializes size-1 dims; symbolic shapes need it said
+            text += "    assert col.size(1) == 1\n"
         text += "    out = torch.empty_like(x)\n"
         text += tile_loop([f"tile_{d}" for d in tiled], tiled, program["blocks"], "    ")
         tree = program["exprs"]["out"]
