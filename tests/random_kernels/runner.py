@@ -185,15 +185,18 @@ def pick(options, how, seed):
 
 def load_known_failures(source_dir):
     """known_failures.json: open compiler bugs, each {"id", "check",
-    "match" (a regex on the failure line), "reason", "example"}."""
+    "match" (a regex on the failure line), optional "family", "reason",
+    "example"}."""
     path = source_dir / "tests" / "random_kernels" / "known_failures.json"
     return json.loads(path.read_text()) if path.exists() else []
 
 
-def known_failure(known, failure):
-    """The id of the open bug a failure matches, or None."""
+def known_failure(known, failure, program):
+    """The id of the open bug a failure matches (check, message and, when
+    the entry names one, the program's family), or None."""
     for entry in known:
-        if entry["check"] == failure.check and re.search(entry["match"], str(failure)):
+        if (entry["check"] == failure.check and re.search(entry["match"], str(failure))
+                and entry.get("family", program["family"]) == program["family"]):
             return entry["id"]
     return None
 
@@ -246,7 +249,7 @@ def main(argv):
         checks += passed
         lines = []
         for failure in found:
-            bug = known_failure(known, failure)
+            bug = known_failure(known, failure, program)
             if bug:
                 expected_failures += 1
                 lines.append(f"known failure [{bug}]: {failure}")
@@ -254,7 +257,7 @@ def main(argv):
                 failures += 1
                 lines.append(f"FAIL {failure}")
         print(f"{program['name']}: {'; '.join(lines) or 'ok'}", flush=True)
-        unexpected = [f for f in found if not known_failure(known, f)]
+        unexpected = [f for f in found if not known_failure(known, f, program)]
         if unexpected and (args.shrink or args.save_failures):
             save_failure(args, program, unexpected[0])
         if unexpected and not args.keep_going:
