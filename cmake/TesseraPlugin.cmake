@@ -43,7 +43,9 @@ function(tessera_add_plugin target)
     CXX_STANDARD 20
     CXX_STANDARD_REQUIRED ON
     CXX_EXTENSIONS OFF)
-  target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  if(NOT TESSERA_PLUGIN_ALLOW_UNDEFINED)
+    target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  endif()
   if(ARG_OUTPUT_DIRECTORY)
     set_target_properties(${target} PROPERTIES
       LIBRARY_OUTPUT_DIRECTORY "${ARG_OUTPUT_DIRECTORY}")

@@ -11,6 +11,10 @@ DEBIAN_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-venv
 )
+# scripts/fuzz.sh (TESSERA_FUZZ=1): clang and its libFuzzer runtime.
+if [[ "${TESSERA_FUZZ:-0}" == 1 ]]; then
+  DEBIAN_PACKAGES+=(clang-14 libclang-rt-14-dev)
+fi
 # libtpu: the real TPU compiler (the version jax[tpu]==0.10.2 pins); it
 # compiles kernels ahead of time for v5e / v6e / v7x with no TPU attached.
 PYTHON_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 "libtpu==0.0.42.*" "numpy<3" pyflakes==3.2.0)

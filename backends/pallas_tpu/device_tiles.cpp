@@ -20,6 +20,14 @@ std::string DeviceEmitter::TileBegin(const std::string& tile_name) {
   if (tile == nullptr) return "0";
   if (tile->is_grid) {
     std::string begin = host_.grid_begin[tile->grid_index];
+    const std::string& end = host_.grid_end[tile->grid_index];
+    // A grid dim of one step starts at its begin. Spelled as
+    // program_id * block, Mosaic cannot prove that a block which is a
+    // whole lane dim narrower than 128 (72) starts lane-aligned (E2003).
+    if (IsNumber(begin) && IsNumber(end) &&
+        std::stoll(end) - std::stoll(begin) <= tile->block) {
+      return begin;
+    }
     std::string begin_text = begin;
     if (!IsNumber(begin)) {
       std::string& name = grid_kwargs_[tile->name + ":begin"];

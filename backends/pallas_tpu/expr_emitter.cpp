@@ -224,7 +224,11 @@ std::string ExprEmitter::Sub(const Expr& expr) {
     case OpKind::kLog:
       return call("jnp.log");
     case OpKind::kLog2:
-      return call("jnp.log2");
+      // ln(x) / ln(2) with a Python constant: jnp.log2 also takes the log
+      // of a constant 2 of x's dtype, and a bf16 scalar log does not
+      // legalize in Mosaic ("failed to legalize operation 'math.log'").
+      return fmt::format("(jnp.log({}) * {})", Emit(*expr.operands[0]),
+                         PythonFloatLiteral(1.4426950408889634074));
     case OpKind::kSqrt:
       return call("jnp.sqrt");
     case OpKind::kRsqrt:

@@ -133,5 +133,44 @@ TEST(Robustness, GarbageAndDeepNesting) {
   SUCCEED();
 }
 
+// The nesting limit counts nesting in the source, not the precedence levels
+// each operand passes through: five nested calls used to exceed "64"
+// (found by tests/random_kernels, seed 1).
+TEST(Robustness, NestingLimitCountsSourceNesting) {
+  const std::string head =
+      "import torch\nimport helion\nimport helion.language as hl\n"
+      "@helion.kernel()\ndef k(x):\n    m, n = x.size()\n"
+      "    out = torch.empty_like(x)\n    for tile_m in hl.tile(m):\n"
+      "        out[tile_m, :] = ";
+  auto nested = [&](int calls, const std::string& call) {
+    std::string value = "x[tile_m, :]";
+    for (int i = 0; i < calls; ++i) value = call + "(" + value + ")";
+    return head + value + "\n    return out\n";
+  };
+  CompileResult ok = Compile(nested(24, "torch.abs"), {{"x", "f32[64, 128]"}});
+  EXPECT_TRUE(ok.errors.empty()) << ok.diagnostics;
+  CompileResult mixed = Compile(
+      head +
+          "-(x[tile_m, :] + 1.0 if True else (-(-(x[tile_m, :] ** 2))))\n"
+          "    return out\n",
+      {{"x", "f32[64, 128]"}});
+  EXPECT_TRUE(mixed.errors.empty()) << mixed.diagnostics;
+  CompileResult too_deep =
+      Compile(nested(70, "torch.abs"), {{"x", "f32[64, 128]"}});
+  ASSERT_FALSE(too_deep.errors.empty());
+  EXPECT_NE(too_deep.errors[0].message.find("nested too deeply"),
+            std::string::npos);
+  // Chains that recurse without brackets stop at the limit, not the stack.
+  Compile(head + std::string(20000, '~') + "1\n");
+  std::string nots, powers = "2";
+  for (int i = 0; i < 20000; ++i) nots += "not ";
+  for (int i = 0; i < 20000; ++i) powers += " ** 2";
+  Compile(head + nots + "1\n");
+  Compile(head + powers + "\n");
+  std::string conditional = "1";
+  for (int i = 0; i < 20000; ++i) conditional += " if True else 1";
+  Compile(head + conditional + "\n");
+}
+
 }  // namespace
 }  // namespace tessera::helion_py::testing

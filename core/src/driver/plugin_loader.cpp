@@ -199,7 +199,16 @@ bool PluginLoader::LoadFile(const std::string& path,
         TESSERA_PLUGIN_ENTRY_POINT));
   }
   auto get_info = reinterpret_cast<TesseraGetPluginInfoFn>(symbol);
-  const TesseraPluginInfo* info = get_info();
+  return Register(get_info(), path, diagnostics);
+}
+
+bool PluginLoader::Register(const TesseraPluginInfo* info,
+                            const std::string& path,
+                            DiagnosticEngine& diagnostics) {
+  auto fail = [&](std::string message) {
+    diagnostics.Error(path, {}, std::move(message));
+    return false;
+  };
   if (info == nullptr) {
     return fail(fmt::format("plugin entry point '{}' returned null",
                             TESSERA_PLUGIN_ENTRY_POINT));

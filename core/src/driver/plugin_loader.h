@@ -16,6 +16,8 @@
 #include "driver/plugin_registry.h"
 #include "tessera/diagnostics.h"
 
+struct TesseraPluginInfo;
+
 namespace tessera {
 
 enum class PluginPathOrigin {
@@ -58,6 +60,14 @@ class PluginLoader {
 
   // Loads one plugin file, reporting a failure as one error about `path`.
   bool LoadFile(const std::string& path, DiagnosticEngine& diagnostics);
+
+  // Checks a plugin's info struct (ABI version first, then name and
+  // callback), runs its registration and adds what it registered to the
+  // registry; `path` names the plugin in diagnostics. LoadFile calls it with
+  // the struct the entry point returned; the metadata fuzzer calls it with
+  // structs built from its input.
+  bool Register(const TesseraPluginInfo* info, const std::string& path,
+                DiagnosticEngine& diagnostics);
 
   // Files skipped because an earlier entry had the same file name, as
   // "skipped B (shadowed by A)" lines for --verbose.

@@ -1,0 +1,100 @@
+"""Random valid Helion kernels (like Csmith / YARPGen for C) with a float64
+NumPy reference for each.
+
+    program = generate(seed)          # plain JSON data
+    source(program)                   # the kernel file (Helion syntax)
+    arg_specs(program)                # [(name, shape, dtype)]
+    reference(program, inputs)        # float64 outputs from float64 inputs
+    arg_flags(program)                # --arg flags for `tessera compile`
+
+A program is data, not text, so the shrinker (shrink.py) can make it
+smaller and a failing one can be saved and replayed (regressions/).
+Families and what they exercise are in FAMILIES; every family chooses
+ragged or even extents, explicit or default block sizes (always TPU-legal:
+lane blocks are multiples of 128, sublane blocks of 8 or 16 for bf16) and
+static (--arg) or symbolic shapes.
+"""
+import copy
+
+import numpy as np
+
+import families
+import ops
+
+FAMILIES = {
+    "elementwise": families.Elementwise,    # 1-3 grid dims, op chains, broadcasts
+    "row_reduce": families.RowReduce,       # sum/amax/amin/mean over a full last dim
+    "col_reduce": families.ColReduce,       # reductions over a full leading dim
+    "loop_reduce": families.LoopReduce,     # inner hl.tile, 1-3 carried stats (online softmax)
+    "attention": families.Attention,        # online softmax meeting a wide acc (pre-broadcast)
+    "matmul": families.Matmul,              # addmm / matmul / @ / bmm with f32 acc, epilogues
+    "atomic": families.Atomic,              # hl.atomic_add/max/min (atomic-accumulator)
+}
+FAMILY_WEIGHTS = {"elementwise": 3, "row_reduce": 2, "col_reduce": 1, "loop_reduce": 2,
+                  "attention": 1, "matmul": 2, "atomic": 2}
+
+
+def generate(seed, family=None):
+    rng = np.random.default_rng(seed)
+    if family is None:
+        names = sorted(FAMILY_WEIGHTS)
+        weights = np.array([FAMILY_WEIGHTS[n] for n in names], dtype=np.float64)
+        family = names[rng.choice(len(names), p=weights / weights.sum())]
+    program = FAMILIES[family].generate(rng)
+    program.update(family=family, seed=int(seed), name=f"rk_{family}_{seed}")
+    return program
+
+
+def family_of(program):
+    return FAMILIES[program["family"]]
+
+
+def source(program):
+    body = family_of(program).source(program)
+    header = (f'"""Random kernel: family {program["family"]}, seed {program["seed"]} '
+              f'(tests/random_kernels)."""\n\nfrom __future__ import annotations\n\n'
+              'import torch\n\nimport helion\nimport helion.language as hl\n\n\n')
+    return header + body
+
+
+def arg_specs(program):
+    """[(name, shape, dtype)] with the program's extents."""
+    extents = program["extents"]
+    return [(name, tuple(extents.get(d, d) for d in shape), dtype)
+            for name, shape, dtype in family_of(program).args(program)]
+
+
+def arg_flags(program):
+    """Static programs spell every shape (--arg x=bf16[200,300]); symbolic
+    ones leave f32 kernels unspecified, as a Helion user would, and give
+    bf16 kernels their dtype with symbolic dims (--arg x=bf16[m,n])."""
+    static = program.get("static", True)
+    if not static and program["dtype"] == ops.F32:
+        return []
+    specs = arg_specs(program) if static else family_of(program).args(program)
+    return [f"--arg={name}={ops.SPELLING[dtype]}[{','.join(str(d) for d in shape)}]"
+            for name, shape, dtype in specs]
+
+
+def reference(program, inputs):
+    """inputs: float64 arrays holding the (dtype-rounded) argument values.
+    Returns a tuple of float64 outputs, rounded to each output's dtype."""
+    family = family_of(program)
+    names = [name for name, _, _ in family.args(program)]
+    outputs = family.reference(program, dict(zip(names, inputs)))
+    return tuple(ops.as_dtype(value, dtype)
+                 for value, dtype in zip(outputs, family.out_dtypes(program)))
+
+
+def compare_dtypes(program):
+    """Per output, the dtype whose tolerances the comparison uses: bf16 for
+    every output of a bf16 program. XLA computes bf16 op chains with excess
+    precision (it may skip rounding between ops) and the interpreter's bf16
+    tile sums are not PyTorch's f32 accumulation, so even an f32 output that
+    came from bf16 values is only as exact as bf16."""
+    outputs = family_of(program).out_dtypes(program)
+    return [ops.BF16] * len(outputs) if program["dtype"] == ops.BF16 else outputs
+
+
+def clone(program):
+    return copy.deepcopy(program)
