@@ -542,9 +542,13 @@ std::optional<std::string> UnalignedSlices(const RefPlan& ref) {
 
 std::optional<std::string> CheckRefBlock(const RefPlan& ref) {
   std::vector<BlockDim> block;
-  for (const SpecDim& dim : ref.dims) {
-    block.push_back(dim.kind == SpecKind::kBlocked ? BlockDim{dim.block, false}
-                                                   : BlockDim{0, true});
+  for (size_t d = 0; d < ref.dims.size(); ++d) {
+    const SpecDim& dim = ref.dims[d];
+    // A block as large as a static dim is the whole dim (a one-step grid).
+    const Dim& size = ref.type.shape[d];
+    const bool whole = dim.kind != SpecKind::kBlocked ||
+                       (size.is_static() && size.size == dim.block);
+    block.push_back(whole ? BlockDim{0, true} : BlockDim{dim.block, false});
   }
   return CheckBlockShape(block, ref.type.dtype);
 }

@@ -35,7 +35,6 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "conformanc
 os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
 os.environ.setdefault("TPU_SKIP_MDS_QUERY", "1")
 
-import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
 import conformance_lib as lib  # noqa: E402
