@@ -22,4 +22,6 @@ for source in examples/*.py; do
     "$name" "$name" "$(wc -l < "out/${name}_pallas.py")" "$elapsed_ms"
 done
 echo "== running out/matmul_pallas.py"
-.venv/bin/python scripts/run_example.py out/matmul_pallas.py matmul
+# The CPU backend only: the venv's libtpu would otherwise be probed for a
+# TPU host at start-up (and warn that there is none).
+JAX_PLATFORMS=cpu .venv/bin/python scripts/run_example.py out/matmul_pallas.py matmul
