@@ -307,6 +307,16 @@ bool PlanBuilder::CollectBlock(const Block& block,
       const TileInfo* parent = begin_of.empty() || begin_of != end_of
                                    ? nullptr
                                    : plan_.FindTile(begin_of);
+      if (parent != nullptr && parent->block % tile.block != 0) {
+        return Error(
+            stmt.loc,
+            fmt::format("the inner block {} does not divide the block {} of "
+                        "tile '{}' whose range this loop covers: its last "
+                        "step would reach into the next program's chunk; "
+                        "choose a block that divides {}",
+                        tile.block, parent->block, parent->name,
+                        parent->block));
+      }
       if (parent != nullptr) {
         tile.parent = parent->name;
         tile.aligned = parent->aligned && parent->block % tile.block == 0;

@@ -28,6 +28,29 @@ void AssignedNames(const std::vector<PyStmt>& body,
   }
 }
 
+// The tile `t` when `begin` is t.begin and `end` is t.end of one tile with a
+// static block.
+const Expr* SameTileBounds(const Val& begin, const Val& end) {
+  auto tile_of = [](const Val& bound, OpKind op) -> const Expr* {
+    if (!bound.IsValue() || bound.expr->op != op ||
+        bound.expr->operands.size() != 1) {
+      return nullptr;
+    }
+    const Expr* tile = bound.expr->operands[0].get();
+    const bool static_tile = tile->op == OpKind::kVar && tile->type.is_tile() &&
+                             !tile->type.shape.empty() &&
+                             tile->type.shape[0].is_static();
+    return static_tile ? tile : nullptr;
+  };
+  const Expr* begin_tile = tile_of(begin, OpKind::kTileBegin);
+  const Expr* end_tile = tile_of(end, OpKind::kTileEnd);
+  if (begin_tile == nullptr || end_tile == nullptr ||
+      begin_tile->name != end_tile->name) {
+    return nullptr;
+  }
+  return begin_tile;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -259,6 +282,11 @@ void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
                  spec.end.expr->op == OpKind::kVar) {
         extent = Dim::Symbol(spec.end.expr->name);
       }
+    } else if (const Expr* parent = SameTileBounds(spec.begin, spec.end)) {
+      // hl.tile(t.begin, t.end): the range is one block of `t`, so a wider
+      // inner block is clamped to it (Helion masks it to the range; past
+      // the range lies the neighbouring program's chunk).
+      extent = parent->type.shape[0];
     }
     TileVal tile = AllocateTileDim(spec.block, extent, spec.loc);
     std::string ir_name = IrNameFor(names[d], TypeKind::kTile);

@@ -127,6 +127,30 @@ TEST(Constructs, ConfigBlockSizesInHelionOrder) {
             "tile_n], acc)");
 }
 
+TEST(Constructs, InnerBlockWiderThanItsChunkIsClampedToIt) {
+  // hl.tile(outer.begin, outer.end, block_size=256) in a 128-wide chunk:
+  // one 128-wide step, not a 256-wide one reaching into the next chunk
+  // (random kernel seeds 164 and 800053 gave doubled split-K sums).
+  CompileResult r = Compile(
+      Kernel("x, y",
+             "    m, k = x.size()\n"
+             "    k2, n = y.size()\n"
+             "    out = torch.zeros([m, n], dtype=torch.float32)\n"
+             "    for tm, tn, outer in hl.tile([m, n, k], block_size=[8, "
+             "128, 128]):\n"
+             "        acc = hl.zeros([tm, tn], dtype=torch.float32)\n"
+             "        for inner in hl.tile(outer.begin, outer.end, "
+             "block_size=256):\n"
+             "            acc = torch.addmm(acc, x[tm, inner], y[inner, tn])\n"
+             "        hl.atomic_add(out, [tm, tn], acc)\n"
+             "    return out\n"),
+      {{"x", "f32[8, 256]"}, {"y", "f32[256, 128]"}});
+  ASSERT_TRUE(r.module) << r.diagnostics;
+  EXPECT_IR(r,
+            "for inner: tile<128> in "
+            "tile(tile_begin(outer):tile_end(outer):128) {");
+}
+
 TEST(Constructs, TileFormsAndAttributes) {
   CompileResult r = Compile(
       Kernel("x",
@@ -142,10 +166,11 @@ TEST(Constructs, TileFormsAndAttributes) {
       {{"x", "f32[64, 64]"}});
   ASSERT_TRUE(r.module) << r.diagnostics;
   EXPECT_IR(r, "for tile_m: tile<16> in tile(0:64:16) {grid = true} {");
+  // The default block (128) is clamped to the 16-wide range of tile_m.
   EXPECT_IR(r,
-            "for tile_n: tile<128> in "
-            "tile(tile_begin(tile_m):tile_end(tile_m):128) {");
-  EXPECT_IR(r, "i: i32[128] = tile_index(tile_n)");
+            "for tile_n: tile<16> in "
+            "tile(tile_begin(tile_m):tile_end(tile_m):16) {");
+  EXPECT_IR(r, "i: i32[16] = tile_index(tile_n)");
 }
 
 TEST(Constructs, TupleOfTilesIndexesAllDims) {

@@ -100,5 +100,35 @@ TEST(KernelPlan, AtomicTargetsMakeTheirGridDimsArbitrary) {
   EXPECT_EQ(split_k.plan.dimension_semantics.back(), "arbitrary");
 }
 
+TEST(KernelPlan, RejectsAnInnerBlockThatDoesNotDivideItsChunk) {
+  // A 256-wide step in a 384-wide chunk would read (and add) the first half
+  // of the next program's chunk: a located error, not wrong sums.
+  std::ifstream in(std::string(PALLAS_TPU_INPUTS) + "/split_k.tir");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string source = text.str();
+  for (auto [from, to] :
+       {std::pair<std::string, std::string>{"0:k:256", "0:k:384"},
+        {"outer_k: tile<256>", "outer_k: tile<384>"},
+        {"for inner_k: tile<128>", "for inner_k: tile<256>"},
+        {"tile_end(outer_k):128", "tile_end(outer_k):256"}}) {
+    size_t at = source.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    source.replace(at, from.size(), to);
+  }
+  DiagnosticEngine diagnostics;
+  absl::StatusOr<Module> module =
+      ParseModule(source, "split_k.tir", diagnostics);
+  ASSERT_TRUE(module.ok()) << diagnostics.RenderAll();
+  absl::StatusOr<KernelPlan> plan = BuildKernelPlan(
+      *module, module->functions[0], Launcher::kUnroll, diagnostics);
+  EXPECT_FALSE(plan.ok());
+  EXPECT_NE(diagnostics.RenderAll().find(
+                "split_k.tir:5:5: error: the inner block 256 does not divide "
+                "the block 384 of tile 'outer_k'"),
+            std::string::npos)
+      << diagnostics.RenderAll();
+}
+
 }  // namespace
 }  // namespace tessera::pallas
