@@ -663,7 +663,8 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
   host_fn.Dedent();
 
   std::string code = ModuleHelpers(state_, tpu_target_fn_) + "\n\n" +
-                     kernel_.Text() + "\n\n" + host_fn.Text();
+                     kernel_.Text() + "\n\n" +
+                     DropUnusedShapeReads(host_fn).Text();
   std::string imports;
   auto uses = [&](const std::string& module_name) {
     // `name.` preceded by no identifier character or dot; a plain search

@@ -41,7 +41,78 @@ bool MentionsIdentifier(std::string_view text, std::string_view name) {
   return false;
 }
 
+int CountMentions(std::string_view text, std::string_view name) {
+  int count = 0;
+  for (size_t at = text.find(name); at != std::string_view::npos;
+       at = text.find(name, at + 1)) {
+    size_t end = at + name.size();
+    if ((at == 0 || !IsIdentifierChar(text[at - 1])) &&
+        (end == text.size() || !IsIdentifierChar(text[end]))) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+std::string_view Trimmed(std::string_view line) {
+  size_t first = line.find_first_not_of(' ');
+  return first == std::string_view::npos ? "" : line.substr(first);
+}
+
+// The bound name when `line` is `name = ref.shape[d]`, else "".
+std::string_view ShapeReadTarget(std::string_view line) {
+  line = Trimmed(line);
+  size_t equals = line.find(" = ");
+  if (equals == std::string_view::npos || equals == 0) return "";
+  std::string_view name = line.substr(0, equals);
+  std::string_view value = line.substr(equals + 3);
+  size_t dot = value.find(".shape[");
+  if (!std::all_of(name.begin(), name.end(), IsIdentifierChar) ||
+      dot == std::string_view::npos || dot == 0 || value.back() != ']' ||
+      !std::all_of(value.begin(), value.begin() + dot, IsIdentifierChar)) {
+    return "";
+  }
+  std::string_view index = value.substr(dot + 7, value.size() - dot - 8);
+  if (!index.empty() && index.front() == '-') index.remove_prefix(1);
+  const bool digits = !index.empty() &&
+                      std::all_of(index.begin(), index.end(),
+                                  [](char c) { return c >= '0' && c <= '9'; });
+  return digits ? name : "";
+}
+
+bool IsSourceComment(std::string_view line) {
+  return Trimmed(line).substr(0, 7) == "# src: ";
+}
+
 }  // namespace
+
+PyLines DropUnusedShapeReads(const PyLines& lines) {
+  const std::vector<std::string>& all = lines.lines();
+  const std::string text = lines.Text();
+  std::vector<bool> keep(all.size(), true);
+  for (size_t i = 0; i < all.size(); ++i) {
+    std::string_view name = ShapeReadTarget(all[i]);
+    if (!name.empty() && CountMentions(text, name) == 1) keep[i] = false;
+  }
+  // A source comment whose statements all went: the next kept line is
+  // another comment at the same depth, or the block ends.
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (!keep[i] || !IsSourceComment(all[i])) continue;
+    size_t next = i + 1;
+    while (next < all.size() && !keep[next]) ++next;
+    const size_t depth = all[i].size() - Trimmed(all[i]).size();
+    const bool orphan = next == all.size() ||
+                        all[next].size() - Trimmed(all[next]).size() < depth ||
+                        (IsSourceComment(all[next]) &&
+                         all[next].size() - Trimmed(all[next]).size() == depth);
+    if (orphan && next != i + 1) keep[i] = false;
+  }
+  PyLines kept;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (keep[i]) kept.Line(all[i]);
+  }
+  return kept;
+}
 
 PyLines DropUnusedAssignments(const PyLines& lines, std::string_view code) {
   const std::vector<std::string>& all = lines.lines();

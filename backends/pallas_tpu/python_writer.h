@@ -58,6 +58,11 @@ class PyLines {
 // value computed for text that was later simplified away.
 PyLines DropUnusedAssignments(const PyLines& lines, std::string_view code);
 
+// `lines` (a whole function) without its `name = ref.shape[d]` reads of
+// sizes nothing else mentions (pyflakes flags an unused local), and without
+// a `# src:` comment left with no statement under it.
+PyLines DropUnusedShapeReads(const PyLines& lines);
+
 // A Python string literal for `text` (double-quoted, escaped).
 std::string PyStringLiteral(std::string_view text);
 

@@ -47,5 +47,37 @@ TEST(PyLines, IndentsNestedBlocks) {
   EXPECT_EQ(outer.Text(), "def f():\n    x = 1\n");
 }
 
+TEST(PyLines, DropsUnusedShapeReadsAndTheirOrphanedSourceComments) {
+  // The sizes of `m, n = x.size()` the kernel never uses would be unused
+  // locals (pyflakes); a read another line mentions stays, and so does a
+  // non-shape assignment.
+  PyLines host;
+  host.Line("def f(x, y):");
+  host.Indent();
+  host.Line("# src: line 3");
+  host.Line("m = x.shape[0]");
+  host.Line("n = x.shape[-1]");
+  host.Line("# src: line 4");
+  host.Line("k = y.shape[1]");
+  host.Line("unused = x + 1");
+  host.Line("# src: line 5");
+  host.Line("return jnp.zeros((n, 2))");
+  EXPECT_EQ(DropUnusedShapeReads(host).Text(),
+            "def f(x, y):\n"
+            "    # src: line 3\n"
+            "    n = x.shape[-1]\n"
+            "    # src: line 4\n"
+            "    unused = x + 1\n"
+            "    # src: line 5\n"
+            "    return jnp.zeros((n, 2))\n");
+  PyLines only_reads;
+  only_reads.Line("# src: line 3");
+  only_reads.Line("m = x.shape[0]");
+  only_reads.Line("# src: line 4");
+  only_reads.Line("return x");
+  EXPECT_EQ(DropUnusedShapeReads(only_reads).Text(),
+            "# src: line 4\nreturn x\n");
+}
+
 }  // namespace
 }  // namespace tessera::pallas

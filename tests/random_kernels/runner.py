@@ -176,19 +176,21 @@ def pick(options, how, seed):
 
 
 def load_known_failures(source_dir):
-    """known_failures.json: open compiler bugs, each {"id", "check",
-    "match" (a regex on the failure line), optional "family", "reason",
-    "example"}."""
+    """known_failures.json: open bugs, each {"id", "check", "match" (a regex
+    on the failure line), optional "family", "dtype", "source" (a regex on
+    the kernel's text), "reason", "example"}."""
     path = source_dir / "tests" / "random_kernels" / "known_failures.json"
     return json.loads(path.read_text()) if path.exists() else []
 
 
 def known_failure(known, failure, program):
     """The id of the open bug a failure matches (check, message and, when
-    the entry names one, the program's family), or None."""
+    the entry names them, the program's family, dtype and source), or None."""
     for entry in known:
         if (entry["check"] == failure.check and re.search(entry["match"], str(failure))
-                and entry.get("family", program["family"]) == program["family"]):
+                and entry.get("family", program["family"]) == program["family"]
+                and entry.get("dtype", program["dtype"]) == program["dtype"]
+                and re.search(entry.get("source", ""), generator.source(program))):
             return entry["id"]
     return None
 
