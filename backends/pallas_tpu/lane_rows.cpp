@@ -21,31 +21,42 @@ const Function* Callee(const Module& module, const Stmt& launch) {
   return callee ? module.FindFunction(*callee) : nullptr;
 }
 
-Type AsRow(const Type& type) {
-  Shape shape;
-  shape.push_back(Dim::Static(1));
-  shape.push_back(type.shape[0]);
+// Ref name -> the position of the unit sublane dim it gains.
+using RowRefs = std::map<std::string, size_t>;
+
+Type AsRows(const Type& type, size_t unit_dim) {
+  Shape shape = type.shape;
+  shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(unit_dim),
+               Dim::Static(1));
   return Type::Ref(type.dtype, std::move(shape));
 }
 
-void PrependRowIndex(IndexList& indices) {
-  indices.insert(indices.begin(),
-                 Index(IndexKind::kScalar, MakeIntConst(0, DType::kI32)));
+// Index 0 on the new unit dim: the position-th index that is not a new
+// axis (accesses of these refs name every dim, see UnitSublaneDim).
+void InsertRowIndex(IndexList& indices, size_t unit_dim) {
+  size_t dim = 0;
+  auto at = indices.begin();
+  for (; at != indices.end() && dim < unit_dim; ++at) {
+    if (at->kind != IndexKind::kNewAxis) ++dim;
+  }
+  indices.insert(at, Index(IndexKind::kScalar, MakeIntConst(0, DType::kI32)));
 }
 
 // Device side: the param types, every reference's type and every access.
-void RewriteDevice(Function& device, const std::set<std::string>& rows) {
+void RewriteDevice(Function& device, const RowRefs& rows) {
   for (Value& param : device.params) {
-    if (rows.count(param.name)) param.type = AsRow(param.type);
+    auto row = rows.find(param.name);
+    if (row != rows.end()) param.type = AsRows(param.type, row->second);
   }
   auto rewrite_expr = [&](Expr& expr) {
-    if (expr.op == OpKind::kVar && rows.count(expr.name)) {
-      expr.type = AsRow(expr.type);
+    auto row = rows.find(expr.name);
+    if (expr.op == OpKind::kVar && row != rows.end()) {
+      expr.type = AsRows(expr.type, row->second);
     }
     if (expr.op == OpKind::kLoad && !expr.operands.empty() &&
-        expr.operands[0]->op == OpKind::kVar &&
-        rows.count(expr.operands[0]->name)) {
-      PrependRowIndex(expr.indices);
+        expr.operands[0]->op == OpKind::kVar) {
+      auto loaded = rows.find(expr.operands[0]->name);
+      if (loaded != rows.end()) InsertRowIndex(expr.indices, loaded->second);
     }
   };
   WalkStmts(device.body, [&](Stmt& stmt) {
@@ -53,8 +64,9 @@ void RewriteDevice(Function& device, const std::set<std::string>& rows) {
       if (root) WalkExprMutable(*root, rewrite_expr);
     });
     if ((stmt.kind == StmtKind::kStore || stmt.kind == StmtKind::kAtomic) &&
-        stmt.target && rows.count(stmt.target->name)) {
-      PrependRowIndex(stmt.indices);
+        stmt.target) {
+      auto row = rows.find(stmt.target->name);
+      if (row != rows.end()) InsertRowIndex(stmt.indices, row->second);
     }
   });
 }
@@ -85,8 +97,7 @@ std::string FreshName(const Function& host, const std::string& base) {
 // takes `row`, and a written array comes back as `array_1d = reshape(row)`,
 // which every later statement reads instead of `array`.
 void RewriteHost(Function& host, const Function& device, size_t grid_rank,
-                 const std::set<std::string>& rows,
-                 const std::set<std::string>& written) {
+                 const RowRefs& rows, const std::set<std::string>& written) {
   std::vector<Stmt>& stmts = host.body.stmts;
   size_t launch_at = 0;
   while (stmts[launch_at].kind != StmtKind::kLaunch) ++launch_at;
@@ -98,12 +109,16 @@ void RewriteHost(Function& host, const Function& device, size_t grid_rank,
     ExprPtr& operand = launch.operands[i - grid_rank];
     if (operand->op != OpKind::kVar) continue;
     const Value array{operand->name, operand->type};
-    const Value row{FreshName(host, array.name + "_row"), AsRow(array.type)};
+    const size_t unit_dim = rows.at(device.params[i].name);
+    const Value row{FreshName(host, array.name + "_row"),
+                    AsRows(array.type, unit_dim)};
     before.push_back(
         MakeAssign(row, Reshape(array, row.type, launch.loc), launch.loc));
     operand = MakeVar(row.name, row.type, launch.loc);
     if (written.count(device.params[i].name)) {
-      const Value flat{FreshName(host, array.name + "_1d"), array.type};
+      const Value flat{
+          FreshName(host, array.name + (unit_dim == 0 ? "_1d" : "_nd")),
+          array.type};
       after.push_back(
           MakeAssign(flat, Reshape(row, flat.type, launch.loc), launch.loc));
       renamed[array.name] = flat.name;
@@ -134,6 +149,53 @@ void RewriteHost(Function& host, const Function& device, size_t grid_rank,
   stmts = std::move(result);
 }
 
+bool IsUnitTile(const Index& index) {
+  return index.kind == IndexKind::kTile && index.expr &&
+         index.expr->op == OpKind::kVar && index.expr->type.is_tile() &&
+         !index.expr->type.shape.empty() &&
+         index.expr->type.shape[0].is_static() &&
+         index.expr->type.shape[0].size == 1;
+}
+
+// Where `ref` gains its unit sublane dim: 0 for a rank-1 ref; for a higher
+// rank, before its last dim when every access indexes the second-minor dim
+// with a block-1 tile (a (1, n) block there is neither the full dim nor a
+// multiple of 8 sublanes, while [.., 1, 1, n] blocks a leading dim).
+std::optional<size_t> UnitSublaneDim(const Function& device, const Value& ref) {
+  const size_t rank = ref.type.shape.size();
+  if (rank == 1) return 0;
+  if (rank < 2) return std::nullopt;
+  const Dim& sublanes = ref.type.shape[rank - 2];
+  if (sublanes.is_static() && sublanes.size == 1) return std::nullopt;
+  int accesses = 0;
+  bool all_unit = true;
+  auto check = [&](const IndexList& indices) {
+    ++accesses;
+    std::vector<const Index*> dims;
+    for (const Index& index : indices) {
+      if (index.kind != IndexKind::kNewAxis) dims.push_back(&index);
+    }
+    all_unit = all_unit && dims.size() == rank && IsUnitTile(*dims[rank - 2]);
+  };
+  WalkStmts(device.body, [&](const Stmt& stmt) {
+    ForEachRootExpr(stmt, [&](const Expr& root) {
+      WalkExpr(root, [&](const Expr& expr) {
+        if (expr.op == OpKind::kLoad && !expr.operands.empty() &&
+            expr.operands[0]->op == OpKind::kVar &&
+            expr.operands[0]->name == ref.name) {
+          check(expr.indices);
+        }
+      });
+    });
+    if ((stmt.kind == StmtKind::kStore || stmt.kind == StmtKind::kAtomic) &&
+        stmt.target && stmt.target->name == ref.name) {
+      check(stmt.indices);
+    }
+  });
+  if (accesses == 0 || !all_unit) return std::nullopt;
+  return rank - 1;
+}
+
 }  // namespace
 
 std::optional<Module> CarryRank1RefsAsRows(const Module& module,
@@ -142,13 +204,13 @@ std::optional<Module> CarryRank1RefsAsRows(const Module& module,
   const Function* device = launch ? Callee(module, *launch) : nullptr;
   if (device == nullptr) return std::nullopt;
   const size_t grid_rank = launch->dims.size();
-  std::set<std::string> rows;
+  RowRefs rows;
   for (size_t i = grid_rank; i < device->params.size(); ++i) {
     const Value& param = device->params[i];
     const Expr& operand = *launch->operands[i - grid_rank];
-    if (param.type.is_ref() && param.type.shape.size() == 1 &&
-        operand.op == OpKind::kVar) {
-      rows.insert(param.name);
+    if (!param.type.is_ref() || operand.op != OpKind::kVar) continue;
+    if (std::optional<size_t> unit_dim = UnitSublaneDim(*device, param)) {
+      rows[param.name] = *unit_dim;
     }
   }
   if (rows.empty()) return std::nullopt;

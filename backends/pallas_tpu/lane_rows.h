@@ -1,4 +1,5 @@
-// Rank-1 refs of a kernel are carried as (1, n) rows.
+// Rank-1 refs of a kernel are carried as (1, n) rows, and refs whose
+// second-minor dim every access indexes with a block-1 tile as [..., 1, n].
 //
 // Mosaic tiles a rank-1 VMEM buffer of a packed dtype in 128 × packing
 // elements (256 for bf16, 512 for int8), so a 128-element block of a bf16
@@ -7,6 +8,8 @@
 // the full dim, a multiple of 1024, or a power of two of at least that tile.
 // A (1, n) row has none of those limits: its sublane dim is the whole dim 1
 // and its lane dim follows the 128-lane rule for every dtype and generation.
+// Likewise a (1, n) block of a (b, m) array (a batch tile of block 1 on the
+// sublane dim) is illegal, while (1, 1, n) of (b, 1, m) blocks a leading dim.
 #pragma once
 
 #include <optional>
@@ -15,11 +18,11 @@
 
 namespace tessera::pallas {
 
-// A copy of `module` in which every rank-1 ref parameter of the device
-// function that `host` launches has type [1, n], every access to it gains a
-// leading index 0, and `host` reshapes the array to (1, n) before the launch
-// and back to (n,) after it. nullopt when the kernel has no rank-1 ref (the
-// module is then emitted as it is).
+// A copy of `module` in which every such ref parameter of the device
+// function that `host` launches gains the unit dim ([1, n], or [.., 1, n]
+// before the last dim), every access to it an index 0 there, and `host`
+// reshapes the array before the launch and back after it. nullopt when the
+// kernel has no such ref (the module is then emitted as it is).
 std::optional<Module> CarryRank1RefsAsRows(const Module& module,
                                            const Function& host);
 

@@ -437,6 +437,37 @@ func device @copy_device(tile_m: tile<8>, x: ref<bf16[m, 256]>, out: ref<bf16[m,
       << result.code;
 }
 
+TEST(Emitter, CarriesABlockOneSublaneDimAsAUnitDim) {
+  // out[tile_b, tile_m] with a block-1 batch tile: a (1, 128) block of a
+  // (b, m) output is not TPU-legal (1 is neither m nor a multiple of 8), so
+  // the output is carried as (b, 1, m) with (1, 1, 128) blocks.
+  const std::string kRowMax = R"(module "row_max.tir" properties [ssa, outlined]
+
+func host @row_max(x: ref<f32[4, 256, 512]>) -> (ref<f32[4, 256]>) @1:1 {
+  out: ref<f32[4, 256]> = empty() {shape = dims[4, 256], dtype = f32} @2:3
+  launch @row_max_device grid(0:4:1, 0:256:128) (x, out) @3:3
+  return out @6:3
+}
+
+func device @row_max_device(tile_b: tile<1>, tile_m: tile<128>, x: ref<f32[4, 256, 512]>, out: ref<f32[4, 256]>) {kernel = "row_max"} @3:3 {
+  red: f32[1, 128] = amax(load(x)[tile_b, tile_m, :]) {dim = 2, keepdim = false} @4:5
+  store out[tile_b, tile_m] = red @5:5
+  return
+}
+)";
+  Result result = EmitText(kRowMax, Launcher::kUnroll);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  for (const char* expected :
+       {"out[:, 0, :] = red",
+        "out_specs=pl.BlockSpec((1, 1, 128), lambda tile_b, tile_m: (tile_b, "
+        "0, tile_m))",
+        "out_shape=jax.ShapeDtypeStruct((4, 1, 256), jnp.float32)",
+        "jnp.reshape(out_row, (4, 256))"}) {
+    EXPECT_NE(result.code.find(expected), std::string::npos) << expected << "\n"
+                                                             << result.code;
+  }
+}
+
 TEST(Emitter, RejectsIllegalBlocksWhoseSlicesWouldBeUnaligned) {
   // out[tile_m] with a 16-row tile: a (1, 16) row block is not lane-legal,
   // and slicing the whole row at multiples of 16 lanes does not compile
