@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "buffers.h"
 #include "tessera/ir/types.h"
 
 namespace tessera::pallas {
@@ -27,25 +28,11 @@ std::optional<TpuGeneration> TpuGenerationByName(std::string_view name);
 // for 16-bit, 32 for 8-bit (bool and i8).
 int64_t SublaneMultiple(DType dtype);
 
-// One dim of a block: its static size, or is_full when the block covers the
-// whole array dim (always legal, whatever the size).
-struct BlockDim {
-  int64_t size = 0;
-  bool is_full = false;
-};
-
 // nullopt when `block` is TPU-legal for `dtype`; otherwise why not, e.g.
 // "dim 0 of the block is 12, which is neither the full dim nor a multiple of
 // 16 (sublanes for bf16)".
 std::optional<std::string> CheckBlockShape(std::span<const BlockDim> block,
                                            DType dtype);
-
-// One VMEM allocation of the kernel.
-struct VmemBuffer {
-  std::string what;    // e.g. "input x, block (64, 512) f32"
-  int64_t bytes = 0;   // one copy
-  int64_t copies = 1;  // buffer count (2 for double-buffered pipelines)
-};
 
 struct VmemPlan {
   int64_t total_bytes = 0;

@@ -1,6 +1,6 @@
-// Emits the Python module of one outlined kernel: imports, helpers, the
-// Pallas kernel (device_emitter + a launcher) and the host function that
-// pads its arguments, calls pl.pallas_call and crops the outputs.
+// The pallas-tpu entry points over the shared module emitter
+// (../pallas_common/pallas_module.h): options, the kernel plan and the
+// module of one kernel for a TPU generation.
 #pragma once
 
 #include <optional>
@@ -8,9 +8,9 @@
 
 #include "absl/status/statusor.h"
 #include "cost_model/estimate.h"
-#include "device_emitter.h"
 #include "kernel_plan.h"
 #include "legality.h"
+#include "pallas_module.h"
 #include "tessera/backend.h"
 #include "tessera/diagnostics.h"
 #include "tessera/ir/ir.h"
@@ -26,17 +26,20 @@ struct ModuleOptions {
   bool check_legality = true;
 };
 
-// The cost model's estimate of the emitted pallas_call (the numbers of its
-// pl.CostEstimate), or why there is none (e.g. symbolic shapes).
-struct KernelCost {
-  std::optional<KernelEstimate> estimate;
-  std::string problem;
-};
-
+// The module of one kernel for the TPU generation and launcher of
+// `options` (tpu_target.cpp).
 absl::StatusOr<EmittedFile> EmitKernelModule(const Module& module,
                                              const Function& host,
                                              const ModuleOptions& options,
                                              DiagnosticEngine& diagnostics,
                                              KernelCost* cost = nullptr);
+
+// The kernel plan for the TPU's block rules (the v6e target; block rules
+// are the same on every generation).
+absl::StatusOr<KernelPlan> BuildKernelPlan(const Module& module,
+                                           const Function& host,
+                                           Launcher launcher,
+                                           DiagnosticEngine& diagnostics,
+                                           bool keep_illegal_blocks = false);
 
 }  // namespace tessera::pallas

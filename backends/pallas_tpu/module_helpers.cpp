@@ -2,6 +2,7 @@
 
 #include "fmt/format.h"
 #include "python_writer.h"
+#include "tail_helpers.h"
 
 namespace tessera::pallas {
 
@@ -39,42 +40,7 @@ std::string ModuleHelpers(const ModuleState& state,
   helpers.Line(
       "    return jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((), "
       "(), abstract_device=device))");
-  if (!state.round_up_fn.empty()) {
-    helpers.Blank();
-    helpers.Blank();
-    helpers.Line(fmt::format("def {}(size, multiple):", state.round_up_fn));
-    helpers.Line("    return (size + multiple - 1) // multiple * multiple");
-  }
-  if (!state.pad_fn.empty()) {
-    helpers.Blank();
-    helpers.Blank();
-    helpers.Line(fmt::format("def {}(array, multiples):", state.pad_fn));
-    helpers.Line(
-        "    # Zero padding up to whole blocks: zero is neutral for "
-        "the dots and sums");
-    helpers.Line("    # that read it; other reductions mask the tail.");
-    helpers.Line(
-        "    pads = [(0, -size % multiple) for size, multiple in "
-        "zip(array.shape, multiples)]");
-    helpers.Line("    if not any(high for _, high in pads):");
-    helpers.Line("        return array");
-    helpers.Line("    return jnp.pad(array, pads)");
-  }
-  if (!state.mask_fn.empty()) {
-    helpers.Blank();
-    helpers.Blank();
-    helpers.Line(
-        fmt::format("def {}(value, axis, start, limit, fill):", state.mask_fn));
-    helpers.Line(
-        "    # Replaces the elements of a ragged last tile (index >= "
-        "limit) along axis.");
-    helpers.Line(
-        "    index = start + jax.lax.broadcasted_iota(jnp.int32, "
-        "value.shape, axis)");
-    helpers.Line(
-        "    return jnp.where(index < limit, value, "
-        "jnp.asarray(fill, value.dtype))");
-  }
+  EmitTailHelpers({state.round_up_fn, state.pad_fn, state.mask_fn}, helpers);
   return helpers.Text();
 }
 

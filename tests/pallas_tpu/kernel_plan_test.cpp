@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernel_plan.h"
+#include "module_emitter.h"
 #include "tessera/ir/text.h"
 
 namespace tessera::pallas {

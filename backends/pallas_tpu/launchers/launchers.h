@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "../device_emitter.h"
+#include "device_emitter.h"
 
 namespace tessera::pallas {
 

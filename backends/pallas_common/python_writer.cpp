@@ -11,17 +11,18 @@ namespace {
 // names every generated module imports.
 bool IsReservedName(std::string_view name) {
   static const std::set<std::string, std::less<>> kReserved = {
-      "False",  "None",      "True",       "and",       "as",       "assert",
-      "async",  "await",     "break",      "class",     "continue", "def",
-      "del",    "elif",      "else",       "except",    "finally",  "for",
-      "from",   "global",    "if",         "import",    "in",       "is",
-      "lambda", "nonlocal",  "not",        "or",        "pass",     "raise",
-      "return", "try",       "while",      "with",      "yield",    "match",
-      "case",   "range",     "min",        "max",       "len",      "int",
-      "float",  "tuple",     "list",       "zip",       "print",    "abs",
-      "sum",    "bool",      "jax",        "jnp",       "lax",      "pl",
-      "pltpu",  "functools", "math",       "interpret", "self",     "type",
-      "object", "slice",     "isinstance", "dict",      "set",      "map"};
+      "False",  "None",     "True",   "and",       "as",         "assert",
+      "async",  "await",    "break",  "class",     "continue",   "def",
+      "del",    "elif",     "else",   "except",    "finally",    "for",
+      "from",   "global",   "if",     "import",    "in",         "is",
+      "lambda", "nonlocal", "not",    "or",        "pass",       "raise",
+      "return", "try",      "while",  "with",      "yield",      "match",
+      "case",   "range",    "min",    "max",       "len",        "int",
+      "float",  "tuple",    "list",   "zip",       "print",      "abs",
+      "sum",    "bool",     "jax",    "jnp",       "lax",        "pl",
+      "pltpu",  "pltriton", "plgpu",  "functools", "math",       "interpret",
+      "self",   "type",     "object", "slice",     "isinstance", "dict",
+      "set",    "map"};
   return kReserved.count(name) != 0;
 }
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "buffers.h"
 #include "expr_emitter.h"
 #include "kernel_plan.h"
-#include "legality.h"
 #include "python_writer.h"
 #include "tessera/diagnostics.h"
 #include "tessera/ir/ir.h"
@@ -26,6 +26,8 @@ struct ModuleState {
   std::string mask_fn;
   std::string pad_fn;
   std::string round_up_fn;
+  // The target's own module-level helper (PallasTarget::ReserveNames).
+  std::string target_fn;
   std::string Mask() {
     if (mask_fn.empty()) mask_fn = names.Fresh("_mask_tail");
     return mask_fn;
@@ -267,13 +269,5 @@ class DeviceEmitter : public ExprEmitter {
   uint32_t last_line_ = 0;
   size_t reported_errors_ = 0;
 };
-
-// One emitter per launcher.
-std::unique_ptr<DeviceEmitter> MakeDeviceEmitter(const Module& module,
-                                                 const KernelPlan& plan,
-                                                 ModuleState& state,
-                                                 const HostBindings& host,
-                                                 const EmitOptions& options,
-                                                 DiagnosticEngine& diagnostics);
 
 }  // namespace tessera::pallas

@@ -10,12 +10,15 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "target.h"
 #include "tessera/diagnostics.h"
 #include "tessera/ir/ir.h"
 
 namespace tessera::pallas {
 
-enum class Launcher { kUnroll, kEmitPipeline, kForiLoop };
+// Every launcher of the Pallas backends: unroll, emit_pipeline and fori_loop
+// (pallas-tpu), triton and mosaic (pallas-gpu).
+enum class Launcher { kUnroll, kEmitPipeline, kForiLoop, kTriton, kMosaicGpu };
 std::string_view LauncherName(Launcher launcher);
 std::optional<Launcher> LauncherByName(std::string_view name);
 
@@ -101,6 +104,8 @@ struct KernelPlan {
   const Stmt* launch = nullptr;
   std::string kernel_name;
   Launcher launcher = Launcher::kEmitPipeline;
+  // The hardware the plan is for (block rules, padding); never null.
+  const PallasTarget* target = nullptr;
   // Blocks that break the TPU's tiling rules are kept as asked instead of
   // falling back to whole dims (the `check_legality = false` option: lets
   // the real compiler judge exactly the blocks a user chose).
@@ -131,24 +136,23 @@ struct KernelPlan {
   const InnerLoopPlan* InnerLoop(const Stmt* loop) const;
 };
 
-// Builds the plan of one outlined kernel. User-facing problems (unsupported
-// constructs) are reported to `diagnostics` with the statement's location.
-absl::StatusOr<KernelPlan> BuildKernelPlan(const Module& module,
-                                           const Function& host,
-                                           Launcher launcher,
-                                           DiagnosticEngine& diagnostics,
-                                           bool keep_illegal_blocks = false);
+// Builds the plan of one outlined kernel for `target`. User-facing problems
+// (unsupported constructs) are reported to `diagnostics` with the
+// statement's location.
+absl::StatusOr<KernelPlan> PlanKernel(const Module& module,
+                                      const Function& host, Launcher launcher,
+                                      const PallasTarget& target,
+                                      DiagnosticEngine& diagnostics,
+                                      bool keep_illegal_blocks = false);
 
 // Completes `plan` with what depends on the launcher: the dimension
 // semantics of the grid and, per inner loop, the refs it streams and the
 // VMEM buffers the launcher keeps for it (inner_loop_plan.cpp).
 void PlanInnerLoops(KernelPlan& plan, bool prefetch);
 
-// Lanes / sublanes legality of a ref's outer block (nullopt: legal).
-std::optional<std::string> CheckRefBlock(const RefPlan& ref);
-// Why slicing the whole array along the blocked dims inside the kernel (the
-// fallback for an illegal block) would not compile; nullopt when it would.
-std::optional<std::string> UnalignedSlices(const RefPlan& ref);
+// The outer block of a ref as the target's block rule reads it (a block as
+// large as a static dim is the whole dim).
+std::vector<BlockDim> RefBlockDims(const RefPlan& ref);
 
 // The block shape an inner loop streams for `ref` (per ref dim: static size,
 // or -1 for a full dim).

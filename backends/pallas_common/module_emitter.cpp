@@ -1,5 +1,3 @@
-#include "module_emitter.h"
-
 #include <algorithm>
 #include <cctype>
 #include <numeric>
@@ -7,28 +5,10 @@
 #include "fmt/format.h"
 #include "host_contract.h"
 #include "lane_rows.h"
-#include "launchers/launchers.h"
-#include "module_helpers.h"
+#include "pallas_module.h"
 #include "tessera/python_literal.h"
 
 namespace tessera::pallas {
-
-std::unique_ptr<DeviceEmitter> MakeDeviceEmitter(
-    const Module& module, const KernelPlan& plan, ModuleState& state,
-    const HostBindings& host, const EmitOptions& options,
-    DiagnosticEngine& diagnostics) {
-  switch (plan.launcher) {
-    case Launcher::kUnroll:
-      return MakeUnrollEmitter(module, plan, state, host, options, diagnostics);
-    case Launcher::kEmitPipeline:
-      return MakeEmitPipelineEmitter(module, plan, state, host, options,
-                                     diagnostics);
-    case Launcher::kForiLoop:
-      return MakeForiLoopEmitter(module, plan, state, host, options,
-                                 diagnostics);
-  }
-  return nullptr;
-}
 
 namespace {
 
@@ -69,9 +49,11 @@ struct HostAlloc {
 class HostEmitter : public ExprEmitter {
  public:
   HostEmitter(const Module& module, const Function& host,
-              const ModuleOptions& options, DiagnosticEngine& diagnostics)
+              const PallasTarget& target, const PallasModuleOptions& options,
+              DiagnosticEngine& diagnostics)
       : module_(module),
         host_(host),
+        target_(target),
         options_(options),
         diagnostics_(diagnostics) {}
 
@@ -146,21 +128,6 @@ class HostEmitter : public ExprEmitter {
   std::string HostDim(const std::string& host_ref, size_t d);
   bool EmitStmt(const Stmt& stmt);
   bool EmitLaunch(const Stmt& launch);
-  void EstimateCost() {
-    const TpuHardware* hardware = TpuHardwareByName(options_.tpu.name);
-    if (hardware == nullptr) {
-      cost_.problem = "no hardware table entry for " + options_.tpu.name;
-      return;
-    }
-    CostOptions cost_options;
-    cost_options.prefetch = options_.emit.prefetch;
-    auto estimate = EstimateKernelPlan(plan_, *hardware, cost_options);
-    if (estimate.ok()) {
-      cost_.estimate = *std::move(estimate);
-    } else {
-      cost_.problem = std::string(estimate.status().message());
-    }
-  }
   void SourceComment(const Stmt& stmt) {
     if (!stmt.loc.known() || stmt.loc.line == last_line_) return;
     last_line_ = stmt.loc.line;
@@ -169,7 +136,8 @@ class HostEmitter : public ExprEmitter {
 
   const Module& module_;
   const Function& host_;
-  const ModuleOptions& options_;
+  const PallasTarget& target_;
+  const PallasModuleOptions& options_;
   DiagnosticEngine& diagnostics_;
   ModuleState state_;
   KernelPlan plan_;
@@ -184,8 +152,6 @@ class HostEmitter : public ExprEmitter {
   PyLines prelude_;
   PyLines body_;
   PyLines kernel_;
-  // The helper that gives interpret mode and CPU-side export a TPU to ask.
-  std::string tpu_target_fn_;
   uint32_t last_line_ = 0;
   size_t reported_ = 0;
   KernelCost cost_;
@@ -340,6 +306,15 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     auto alloc = allocs_.find(host_ref_of[ref.name]);
     bool fresh = alloc != allocs_.end() && alloc->second.kind == OpKind::kEmpty;
     if (ref.written() && !fresh) bindings.outputs_with_init.insert(ref.name);
+    if (ref.atomic && fresh && target_.NativeAtomics()) {
+      // Hardware atomics add into memory: the output starts as zeros.
+      const std::string name = SanitizeIdentifier(host_ref_of[ref.name]);
+      body_.Line(fmt::format("{} = jnp.zeros({}, {})", name,
+                             ShapeTuple(alloc->second.shape),
+                             JnpDType(ref.type.dtype)));
+      alloc->second.kind = OpKind::kVar;
+      bindings.outputs_with_init.insert(ref.name);
+    }
   }
   // An aliased output is padded to whole blocks too: the TPU interpreter
   // pads aliased buffers itself and then rejects the unpadded result.
@@ -377,7 +352,7 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
   bindings.ref_arrays = padded;
   if (!FlushErrors(launch.loc)) return false;
 
-  std::unique_ptr<DeviceEmitter> device_emitter = MakeDeviceEmitter(
+  std::unique_ptr<DeviceEmitter> device_emitter = target_.MakeDeviceEmitter(
       module_, plan_, state_, bindings, options_.emit, diagnostics_);
   if (!device_emitter->EmitKernel(kernel_)) return false;
 
@@ -449,9 +424,12 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     vmem.push_back(
         VmemBuffer{fmt::format("block {} of {}", block, ref.name), bytes, 2});
     if (auto problem =
-            options_.check_legality ? CheckRefBlock(ref) : std::nullopt) {
-      Fail(launch.loc, fmt::format("block {} of '{}' is not TPU-legal: {}",
-                                   block, ref.name, *problem));
+            options_.check_legality
+                ? target_.CheckBlock(RefBlockDims(ref), ref.type.dtype)
+                : std::nullopt) {
+      Fail(launch.loc,
+           fmt::format("block {} of '{}' is not {}-legal: {}", block, ref.name,
+                       target_.hardware_name(), *problem));
     }
     return fmt::format("pl.BlockSpec({}, {}: {})", block, lambda_head, index);
   };
@@ -488,12 +466,11 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
   for (const VmemBuffer& buffer : device_emitter->vmem_buffers()) {
     vmem.push_back(buffer);
   }
-  vmem.push_back(CompilerScratch(*plan_.device));
-  VmemPlan vmem_plan =
-      options_.check_legality ? PlanVmem(vmem, options_.tpu) : VmemPlan{};
-  if (!vmem_plan.error.empty()) return Fail(launch.loc, vmem_plan.error);
-
-  EstimateCost();
+  PyLines call_params;
+  if (std::optional<std::string> error =
+          target_.CallParams(plan_, vmem, call_params, cost_)) {
+    return Fail(launch.loc, *error);
+  }
 
   // The pallas_call.
   std::string kernel = device_emitter->kernel_fn();
@@ -505,7 +482,6 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     kernel += ")";
   }
   std::string grid = "(";
-  std::string semantics = "(";
   for (size_t i = 0; i < plan_.grid_order.size(); ++i) {
     int g = plan_.grid_order[i];
     const TileInfo& tile = *plan_.FindTile(plan_.grid_tiles[g]);
@@ -514,15 +490,9 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     std::string extent =
         begin == "0" ? end : fmt::format("{} - ({})", end, begin);
     grid += fmt::format("{}pl.cdiv({}, {})", i ? ", " : "", extent, tile.block);
-    semantics +=
-        fmt::format("{}\"{}\"", i ? ", " : "", plan_.dimension_semantics[i]);
   }
-  if (plan_.grid_order.size() == 1) {
-    grid += ",";
-    semantics += ",";
-  }
+  if (plan_.grid_order.size() == 1) grid += ",";
   grid += ")";
-  semantics += ")";
 
   std::string lhs;
   for (size_t i = 0; i < out_names.size(); ++i) {
@@ -557,24 +527,7 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     }
     body_.Line(fmt::format("input_output_aliases={}}},", text));
   }
-  body_.Line("compiler_params=pltpu.CompilerParams(");
-  body_.Indent();
-  if (vmem_plan.vmem_limit_bytes) {
-    body_.Line(fmt::format("dimension_semantics={},", semantics));
-    body_.Line(
-        fmt::format("vmem_limit_bytes={}),", *vmem_plan.vmem_limit_bytes));
-  } else {
-    body_.Line(fmt::format("dimension_semantics={}),", semantics));
-  }
-  body_.Dedent();
-  if (cost_.estimate) {
-    // Lets XLA schedule around the kernel as it does for hand-written ones.
-    body_.Line(fmt::format(
-        "cost_estimate=pl.CostEstimate(flops={:.0f}, transcendentals={:.0f}, "
-        "bytes_accessed={:.0f}),",
-        cost_.estimate->flops, cost_.estimate->transcendentals,
-        cost_.estimate->bytes_accessed));
-  }
+  body_.Append(call_params);
   body_.Line("interpret=interpret,");
   body_.Dedent();
   std::string args;
@@ -608,14 +561,14 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
 }
 
 absl::StatusOr<EmittedFile> HostEmitter::Run() {
-  auto plan = BuildKernelPlan(module_, host_, options_.launcher, diagnostics_,
-                              !options_.check_legality);
+  auto plan = PlanKernel(module_, host_, options_.launcher, target_,
+                         diagnostics_, !options_.check_legality);
   if (!plan.ok()) return plan.status();
   plan_ = *std::move(plan);
   PlanInnerLoops(plan_, options_.emit.prefetch);
   RegisterNames(host_, state_.names);
   RegisterNames(*plan_.device, state_.names);
-  tpu_target_fn_ = state_.names.Fresh("_tpu_target");
+  target_.ReserveNames(state_);
   for (const Value& param : host_.params) {
     defined_.insert(param.name);
     if (param.type.is_ref()) {
@@ -648,23 +601,23 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
   PyLines static_checks;
   const std::string params = HostParameters(host_, static_checks);
   PyLines host_fn;
-  host_fn.Line(fmt::format("def {}({}*, interpret=False, tpu=\"{}\"):",
-                           SanitizeIdentifier(host_.name), params,
-                           options_.tpu.name));
+  host_fn.Line(fmt::format(
+      "def {}({}*, interpret=False{}):", SanitizeIdentifier(host_.name), params,
+      target_.HostKeywords()));
   host_fn.Indent();
-  host_fn.Line(fmt::format("with {}(tpu):", tpu_target_fn_));
-  host_fn.Indent();
+  const std::string context = target_.HostContext(state_);
+  if (!context.empty()) {
+    host_fn.Line(context);
+    host_fn.Indent();
+  }
   host_fn.Append(static_checks);
   host_fn.Append(rank_collapse);
   EmitShapeChecks(host_, host_fn);
   host_fn.Append(prelude_);
   host_fn.Append(body_);
-  host_fn.Dedent();
-  host_fn.Dedent();
 
-  std::string code = ModuleHelpers(state_, tpu_target_fn_) + "\n\n" +
-                     kernel_.Text() + "\n\n" +
-                     DropUnusedShapeReads(host_fn).Text();
+  std::string code = target_.ModuleHelpers(state_) + "\n\n" + kernel_.Text() +
+                     "\n\n" + DropUnusedShapeReads(host_fn).Text();
   std::string imports;
   auto uses = [&](const std::string& module_name) {
     // `name.` preceded by no identifier character or dot; a plain search
@@ -688,15 +641,14 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
   if (uses("jax")) imports += "import jax\n";
   if (uses("jnp")) imports += "import jax.numpy as jnp\n";
   if (uses("pl")) imports += "from jax.experimental import pallas as pl\n";
-  if (uses("pltpu")) {
-    imports += "from jax.experimental.pallas import tpu as pltpu\n";
+  for (const auto& [alias, line] : target_.Imports()) {
+    if (uses(alias)) imports += line + "\n";
   }
   std::string header = fmt::format(
-      "# Generated by tessera (pallas-tpu backend) from {}: kernel {}, "
-      "launcher {}, tpu {}.\n# Do not edit; regenerate with `tessera "
-      "compile`.\n",
-      module_.source_file, host_.name, LauncherName(options_.launcher),
-      options_.tpu.name);
+      "# Generated by tessera ({} backend) from {}: kernel {}, {}.\n# Do not "
+      "edit; regenerate with `tessera compile`.\n",
+      target_.backend_name(), module_.source_file, host_.name,
+      target_.HeaderDetails(plan_));
   EmittedFile file;
   file.name = host_.name + "_pallas.py";
   file.contents = header + imports + code;
@@ -705,19 +657,20 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
 
 }  // namespace
 
-absl::StatusOr<EmittedFile> EmitKernelModule(const Module& module,
+absl::StatusOr<EmittedFile> EmitPallasModule(const Module& module,
                                              const Function& host,
-                                             const ModuleOptions& options,
+                                             const PallasTarget& target,
+                                             const PallasModuleOptions& options,
                                              DiagnosticEngine& diagnostics,
                                              KernelCost* cost) {
   if (std::optional<Module> rows = CarryRank1RefsAsRows(module, host)) {
-    HostEmitter emitter(*rows, *rows->FindFunction(host.name), options,
+    HostEmitter emitter(*rows, *rows->FindFunction(host.name), target, options,
                         diagnostics);
     absl::StatusOr<EmittedFile> file = emitter.Run();
     if (cost != nullptr) *cost = emitter.cost();
     return file;
   }
-  HostEmitter emitter(module, host, options, diagnostics);
+  HostEmitter emitter(module, host, target, options, diagnostics);
   absl::StatusOr<EmittedFile> file = emitter.Run();
   if (cost != nullptr) *cost = emitter.cost();
   return file;

@@ -53,6 +53,8 @@ InnerLoopPlan PlanLoop(const KernelPlan& plan, const Stmt& loop) {
   }
   switch (plan.launcher) {
     case Launcher::kUnroll:
+    case Launcher::kTriton:
+    case Launcher::kMosaicGpu:
       break;
     case Launcher::kEmitPipeline:
       for (size_t i = 0; i < loop.iter_args.size(); ++i) {

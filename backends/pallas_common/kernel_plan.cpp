@@ -5,7 +5,6 @@
 #include <set>
 
 #include "fmt/format.h"
-#include "legality.h"
 
 namespace tessera::pallas {
 
@@ -17,6 +16,10 @@ std::string_view LauncherName(Launcher launcher) {
       return "emit_pipeline";
     case Launcher::kForiLoop:
       return "fori_loop";
+    case Launcher::kTriton:
+      return "triton";
+    case Launcher::kMosaicGpu:
+      return "mosaic";
   }
   return "?";
 }
@@ -25,6 +28,8 @@ std::optional<Launcher> LauncherByName(std::string_view name) {
   if (name == "unroll") return Launcher::kUnroll;
   if (name == "emit_pipeline") return Launcher::kEmitPipeline;
   if (name == "fori_loop") return Launcher::kForiLoop;
+  if (name == "triton") return Launcher::kTriton;
+  if (name == "mosaic") return Launcher::kMosaicGpu;
   return std::nullopt;
 }
 
@@ -192,21 +197,25 @@ bool PlanBuilder::Build() {
   RemoveDeadUses(device.body);
   for (RefPlan& ref : plan_.refs) {
     PlanSpecs(ref);
-    if (plan_.launcher != Launcher::kUnroll) PlanStreaming(ref);
+    if (plan_.launcher == Launcher::kEmitPipeline ||
+        plan_.launcher == Launcher::kForiLoop) {
+      PlanStreaming(ref);
+    }
     std::optional<std::string> illegal =
         ref.stream_loop == nullptr && !plan_.keep_illegal_blocks
-            ? CheckRefBlock(ref)
+            ? plan_.target->CheckBlock(RefBlockDims(ref), ref.type.dtype)
             : std::nullopt;
     if (illegal) {
       // An illegal block keeps the whole array in VMEM along the offending
       // dims and the kernel slices it instead, which Mosaic compiles only
       // when each slice starts at an aligned offset.
-      if (std::optional<std::string> why = UnalignedSlices(ref)) {
+      if (std::optional<std::string> why = plan_.target->UnalignedSlices(ref)) {
         return Error(plan_.launch->loc,
-                     fmt::format("the block of '{}' is not TPU-legal: {}; and "
+                     fmt::format("the block of '{}' is not {}-legal: {}; and "
                                  "slicing the whole array inside the kernel "
                                  "instead needs {}; choose another block size",
-                                 ref.name, *illegal, *why));
+                                 ref.name, plan_.target->hardware_name(),
+                                 *illegal, *why));
       }
       for (size_t d = ref.dims.size() >= 2 ? ref.dims.size() - 2 : 0;
            d < ref.dims.size(); ++d) {
@@ -290,8 +299,10 @@ bool PlanBuilder::CollectBlock(const Block& block,
     if (stmt.kind == StmtKind::kTileLoop) {
       if (stmt.vars.size() != 1 || stmt.dims.size() != 1) {
         return Error(stmt.loc,
-                     "inner tile loops over several dims are not supported "
-                     "by the pallas-tpu backend; nest one loop per dim");
+                     fmt::format("inner tile loops over several dims are not "
+                                 "supported by the {} backend; nest one loop "
+                                 "per dim",
+                                 plan_.target->backend_name()));
       }
       const LoopDim& dim = stmt.dims[0];
       if (!dim.block.is_static()) {
@@ -456,7 +467,7 @@ void PlanBuilder::PlanStreaming(RefPlan& ref) {
   // The loop's block index must be computable: it starts at 0 or at its
   // parent's begin.
   if (!loop_tile->aligned) return;
-  if (CheckBlockShape(block, ref.type.dtype).has_value()) return;
+  if (plan_.target->CheckBlock(block, ref.type.dtype).has_value()) return;
   ref.stream_loop = loop;
 }
 
@@ -472,7 +483,8 @@ void PlanBuilder::PlanPadding(RefPlan& ref) {
       // the ragged edge block. Everything sliced inside the kernel or
       // streamed by DMA does.
       bool edge_ok = spec.kind == SpecKind::kBlocked && tile->is_grid &&
-                     ref.stream_loop == nullptr;
+                     ref.stream_loop == nullptr &&
+                     !plan_.target->PadEdgeBlocks();
       if (edge_ok) continue;
       int64_t multiple = tile->block;
       if (spec.kind == SpecKind::kBlocked) {
@@ -527,30 +539,7 @@ void PlanBuilder::PlanGrid() {
 
 }  // namespace
 
-std::optional<std::string> UnalignedSlices(const RefPlan& ref) {
-  // Mosaic proves the alignment of a dynamic slice from its offset: a
-  // multiple of 128 lanes on the minor dim, and on the second-minor dim of 8
-  // sublanes for 32- and 16-bit types but 32 for 8-bit ones (E2003
-  // UnprovenMemoryAccessAlignment otherwise; found by the legality sweep
-  // against libtpu, tests/conformance/legality_sweep.py).
-  const size_t rank = ref.dims.size();
-  const int64_t sublanes = DTypeBytes(ref.type.dtype) == 1 ? 32 : 8;
-  for (size_t d = rank >= 2 ? rank - 2 : 0; d < rank; ++d) {
-    const SpecDim& dim = ref.dims[d];
-    if (dim.kind != SpecKind::kBlocked) continue;
-    const bool lanes = d + 1 == rank;
-    const int64_t multiple = lanes ? 128 : sublanes;
-    if (dim.block % multiple != 0) {
-      return fmt::format(
-          "offsets that are multiples of {} ({}) along dim {}, "
-          "and its block is {}",
-          multiple, lanes ? "lanes" : "sublanes", d, dim.block);
-    }
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> CheckRefBlock(const RefPlan& ref) {
+std::vector<BlockDim> RefBlockDims(const RefPlan& ref) {
   std::vector<BlockDim> block;
   for (size_t d = 0; d < ref.dims.size(); ++d) {
     const SpecDim& dim = ref.dims[d];
@@ -560,7 +549,7 @@ std::optional<std::string> CheckRefBlock(const RefPlan& ref) {
                        (size.is_static() && size.size == dim.block);
     block.push_back(whole ? BlockDim{0, true} : BlockDim{dim.block, false});
   }
-  return CheckBlockShape(block, ref.type.dtype);
+  return block;
 }
 
 std::vector<int64_t> StreamBlockShape(const KernelPlan& plan,
@@ -576,12 +565,13 @@ std::vector<int64_t> StreamBlockShape(const KernelPlan& plan,
   return shape;
 }
 
-absl::StatusOr<KernelPlan> BuildKernelPlan(const Module& module,
-                                           const Function& host,
-                                           Launcher launcher,
-                                           DiagnosticEngine& diagnostics,
-                                           bool keep_illegal_blocks) {
+absl::StatusOr<KernelPlan> PlanKernel(const Module& module,
+                                      const Function& host, Launcher launcher,
+                                      const PallasTarget& target,
+                                      DiagnosticEngine& diagnostics,
+                                      bool keep_illegal_blocks) {
   KernelPlan plan;
+  plan.target = &target;
   plan.host = &host;
   plan.kernel_name = host.name;
   plan.launcher = launcher;

@@ -338,8 +338,9 @@ bool DeviceEmitter::EmitStmt(const Stmt& stmt, PyLines& out) {
     case StmtKind::kReturn:
       if (!stmt.operands.empty()) {
         return Error(stmt.loc,
-                     "a device function that returns values is not "
-                     "supported by the pallas-tpu backend");
+                     fmt::format("a device function that returns values is "
+                                 "not supported by the {} backend",
+                                 plan_.target->backend_name()));
       }
       return true;
     case StmtKind::kLaunch:
@@ -358,11 +359,18 @@ bool DeviceEmitter::EmitAssign(const Stmt& stmt, PyLines& out) {
     DType dt = dtype ? *dtype : value.type.dtype;
     std::vector<int64_t> sizes;
     for (const Dim& d : dims) sizes.push_back(d.is_static() ? d.size : -1);
-    std::string name = AddScratch(
-        target.name + "_scratch",
-        fmt::format("pltpu.VMEM({}, {})", HostShape(dims), JnpDType(dt)),
-        VmemBuffer{fmt::format("scratch {}", target.name),
-                   StaticBytes(sizes, dt), 1});
+    std::optional<std::string> scratch =
+        plan_.target->ScratchShape(HostShape(dims), JnpDType(dt));
+    if (!scratch) {
+      return Error(stmt.loc,
+                   fmt::format("scratch buffers (the atomic-accumulator "
+                               "pass) are not supported by the {} backend",
+                               plan_.target->backend_name()));
+    }
+    std::string name =
+        AddScratch(target.name + "_scratch", *scratch,
+                   VmemBuffer{fmt::format("scratch {}", target.name),
+                              StaticBytes(sizes, dt), 1});
     value_aliases_[target.name] = name;
     return true;
   }
@@ -411,19 +419,14 @@ bool DeviceEmitter::EmitAtomic(const Stmt& stmt, PyLines& out) {
   }
   std::string target = RefAccess(ref, stmt.indices, true);
   if (!FlushExprErrors(stmt.loc)) return false;
-  // The output block stays in VMEM across the grid dims it does not map
-  // ("arbitrary", innermost), so a read-modify-write of it accumulates.
-  std::string combined;
-  if (kind == "add") {
-    combined = fmt::format("{} + {}", target, Paren(value));
-  } else if (kind == "max") {
-    combined = fmt::format("jnp.maximum({}, {})", target, value);
-  } else if (kind == "min") {
-    combined = fmt::format("jnp.minimum({}, {})", target, value);
-  } else {
+  if (kind != "add" && kind != "max" && kind != "min") {
     return Error(stmt.loc, fmt::format("unknown atomic op '{}'", kind));
   }
-  out.Line(fmt::format("{} = {}", target, combined));
+  // `target` is `ref[index]`: the target spells the update.
+  const size_t bracket = target.find('[');
+  out.Line(plan_.target->AtomicUpdate(
+      kind, target.substr(0, bracket),
+      target.substr(bracket + 1, target.size() - bracket - 2), value));
   return true;
 }
 
@@ -580,6 +583,8 @@ void DeviceEmitter::EmitOutputInits(PyLines& out) {
     // like an atomic target: it starts from its initial values, or zeros.
     const bool accumulates = ref->atomic || ref->accumulated;
     if (ref->accumulated && has_init) continue;  // read from the init input
+    // Hardware atomics update the aliased output in memory.
+    if (ref->atomic && plan_.target->NativeAtomics()) continue;
     if (!(accumulates || ref->read || (has_init && partial_block))) continue;
     if (!has_init && !accumulates) continue;
     // First visit of the block: the grid dims the block does not map are

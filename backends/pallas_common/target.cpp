@@ -1,0 +1,32 @@
+#include "target.h"
+
+#include "device_emitter.h"
+#include "fmt/format.h"
+#include "py_text.h"
+#include "tail_helpers.h"
+
+namespace tessera::pallas {
+
+std::string PallasTarget::AtomicUpdate(std::string_view kind,
+                                       const std::string& ref,
+                                       const std::string& index,
+                                       const std::string& value) const {
+  // The output block stays resident across the grid dims it does not map
+  // ("arbitrary", innermost), so a read-modify-write of it accumulates.
+  const std::string target = fmt::format("{}[{}]", ref, index);
+  if (kind == "max") {
+    return fmt::format("{} = jnp.maximum({}, {})", target, target, value);
+  }
+  if (kind == "min") {
+    return fmt::format("{} = jnp.minimum({}, {})", target, target, value);
+  }
+  return fmt::format("{} = {} + {}", target, target, Paren(value));
+}
+
+std::string PallasTarget::ModuleHelpers(const ModuleState& state) const {
+  PyLines helpers;
+  EmitTailHelpers({state.round_up_fn, state.pad_fn, state.mask_fn}, helpers);
+  return helpers.Text();
+}
+
+}  // namespace tessera::pallas

@@ -1,0 +1,105 @@
+// What a Pallas target (pallas-tpu, pallas-gpu) decides where the shared
+// plan and emitters meet the hardware: which blocks are legal, how inner
+// loops are lowered (the launcher's DeviceEmitter), how atomics and scratch
+// are spelled, and the target-specific lines of the host function and the
+// module. Everything else (kernel plan, device body, host function, padding)
+// is the same code for every target.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "buffers.h"
+#include "tessera/cost_estimate.h"
+#include "tessera/diagnostics.h"
+#include "tessera/ir/ir.h"
+
+namespace tessera::pallas {
+
+class DeviceEmitter;
+class PyLines;
+struct EmitOptions;
+struct HostBindings;
+struct KernelPlan;
+struct ModuleState;
+struct RefPlan;
+
+// The cost model's estimate of the emitted pallas_call (the numbers of its
+// pl.CostEstimate), or why there is none (e.g. symbolic shapes).
+struct KernelCost {
+  std::optional<KernelEstimate> estimate;
+  std::string problem;
+};
+
+class PallasTarget {
+ public:
+  virtual ~PallasTarget() = default;
+
+  // "pallas-tpu": the generated module's header names it.
+  virtual std::string_view backend_name() const = 0;
+  // "TPU": errors say a block is not "<hardware>-legal".
+  virtual std::string_view hardware_name() const = 0;
+
+  // --- The kernel plan ---
+  // nullopt when a ref's outer block is legal for the target.
+  virtual std::optional<std::string> CheckBlock(std::span<const BlockDim> block,
+                                                DType dtype) const = 0;
+  // Why slicing the whole array inside the kernel (the fallback for an
+  // illegal block) would not compile either; nullopt when it would.
+  virtual std::optional<std::string> UnalignedSlices(
+      const RefPlan& ref) const = 0;
+  // True: every blocked dim is zero-padded to whole blocks, also where the
+  // grid alone picks the block (no partial edge blocks).
+  virtual bool PadEdgeBlocks() const { return false; }
+  // True: `hl.atomic_*` are the hardware's atomics on the output in memory
+  // (no resident block initialised on its first visit).
+  virtual bool NativeAtomics() const { return false; }
+
+  // --- The device kernel ---
+  virtual std::unique_ptr<DeviceEmitter> MakeDeviceEmitter(
+      const Module& module, const KernelPlan& plan, ModuleState& state,
+      const HostBindings& host, const EmitOptions& options,
+      DiagnosticEngine& diagnostics) const = 0;
+  // The scratch_shapes entry of an on-chip buffer, or nullopt when the
+  // target has no scratch operands.
+  virtual std::optional<std::string> ScratchShape(
+      const std::string& shape, const std::string& dtype) const = 0;
+  // One atomic update statement: `ref[index] = combined` on targets whose
+  // atomics are read-modify-writes of a resident block.
+  virtual std::string AtomicUpdate(std::string_view kind,
+                                   const std::string& ref,
+                                   const std::string& index,
+                                   const std::string& value) const;
+
+  // --- The host function and the module ---
+  // Called once the IR names are registered: reserves the names of the
+  // target's own helpers in `state`.
+  virtual void ReserveNames(ModuleState&) const {}
+  // Keyword parameters after `interpret=False` (", tpu=\"v6e\"").
+  virtual std::string HostKeywords() const { return ""; }
+  // The `with ...:` line the host body runs in; empty for none.
+  virtual std::string HostContext(const ModuleState&) const { return ""; }
+  // The pallas_call's keyword lines after its operands' specs
+  // (compiler_params, cost_estimate), given the on-chip buffers the kernel
+  // uses; an error text when they do not fit. Fills `cost` when the target
+  // has a cost model.
+  virtual std::optional<std::string> CallParams(
+      const KernelPlan& plan, const std::vector<VmemBuffer>& buffers,
+      PyLines& out, KernelCost& cost) const = 0;
+  // Module-level helper functions (Python source, each preceded by two
+  // blank lines), the tail helpers included.
+  virtual std::string ModuleHelpers(const ModuleState& state) const;
+  // Extra imports: (alias, import line) for each alias the code may use.
+  virtual std::vector<std::pair<std::string, std::string>> Imports() const {
+    return {};
+  }
+  // "launcher unroll, tpu v6e": the header's description of the options.
+  virtual std::string HeaderDetails(const KernelPlan& plan) const = 0;
+};
+
+}  // namespace tessera::pallas

@@ -1,0 +1,151 @@
+#include "gpu_target.h"
+
+#include "fmt/format.h"
+
+namespace tessera::pallas {
+namespace {
+
+bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// Splits "a, pl.ds(b, 4), :" at its top-level commas.
+std::vector<std::string> TopLevelItems(const std::string& text) {
+  std::vector<std::string> items;
+  std::string current;
+  int depth = 0;
+  for (char c : text) {
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if (c == ',' && depth == 0) {
+      items.push_back(current);
+      current.clear();
+      continue;
+    }
+    if (!(c == ' ' && current.empty())) current.push_back(c);
+  }
+  items.push_back(current);
+  return items;
+}
+
+class GpuTarget : public PallasTarget {
+ public:
+  explicit GpuTarget(const GpuModuleOptions& options) : options_(options) {}
+
+  std::string_view backend_name() const override { return "pallas-gpu"; }
+  std::string_view hardware_name() const override { return "GPU"; }
+
+  // Triton's tensors have power-of-two sizes in every dim (Pallas checks
+  // the loads and stores, jax/_src/pallas/triton/lowering.py,
+  // _check_tensor_size); a whole dim must be one too when it is static.
+  std::optional<std::string> CheckBlock(std::span<const BlockDim> block,
+                                        DType) const override {
+    for (size_t d = 0; d < block.size(); ++d) {
+      if (!block[d].is_full && !IsPowerOfTwo(block[d].size)) {
+        return fmt::format(
+            "dim {} of the block is {}, not a power of two (Triton's blocks "
+            "are powers of two)",
+            d, block[d].size);
+      }
+    }
+    return std::nullopt;
+  }
+  std::optional<std::string> UnalignedSlices(const RefPlan&) const override {
+    return std::string("a block of a power of two in every dim");
+  }
+  bool PadEdgeBlocks() const override { return true; }
+  bool NativeAtomics() const override { return true; }
+
+  std::unique_ptr<DeviceEmitter> MakeDeviceEmitter(
+      const Module& module, const KernelPlan& plan, ModuleState& state,
+      const HostBindings& host, const EmitOptions& options,
+      DiagnosticEngine& diagnostics) const override {
+    if (plan.launcher == Launcher::kMosaicGpu) {
+      ReportMosaicDots(module, *plan.device, diagnostics);
+    }
+    return MakeGpuEmitter(module, plan, state, host, options, diagnostics);
+  }
+  std::optional<std::string> ScratchShape(const std::string&,
+                                          const std::string&) const override {
+    return std::nullopt;
+  }
+  // pltriton.atomic_add(ref, (index...), value): the index as a tuple, `:`
+  // spelled slice(None).
+  std::string AtomicUpdate(std::string_view kind, const std::string& ref,
+                           const std::string& index,
+                           const std::string& value) const override {
+    std::string tuple;
+    if (index == "...") {
+      tuple = "...";
+    } else {
+      std::vector<std::string> items = TopLevelItems(index);
+      for (size_t i = 0; i < items.size(); ++i) {
+        tuple += (i ? ", " : "") +
+                 (items[i] == ":" ? std::string("slice(None)") : items[i]);
+      }
+      tuple = "(" + tuple + (items.size() == 1 ? ",)" : ")");
+    }
+    return fmt::format("pltriton.atomic_{}({}, {}, {})", kind, ref, tuple,
+                       value);
+  }
+
+  std::optional<std::string> CallParams(const KernelPlan& plan,
+                                        const std::vector<VmemBuffer>&,
+                                        PyLines& out,
+                                        KernelCost& cost) const override {
+    cost.problem = "pallas-gpu has no cost model";
+    if (plan.launcher == Launcher::kMosaicGpu) {
+      // No compiler_params: pallas_call lowers with Mosaic GPU on cuda.
+      return std::nullopt;
+    }
+    out.Line(
+        fmt::format("compiler_params=pltriton.CompilerParams(num_warps={}, "
+                    "num_stages={}),",
+                    options_.num_warps, options_.num_stages));
+    return std::nullopt;
+  }
+  std::vector<std::pair<std::string, std::string>> Imports() const override {
+    return {{"pltriton",
+             "from jax.experimental.pallas import triton as "
+             "pltriton"}};
+  }
+  std::string HeaderDetails(const KernelPlan& plan) const override {
+    if (plan.launcher == Launcher::kMosaicGpu) return "launcher mosaic";
+    return fmt::format("launcher triton, num_warps {}, num_stages {}",
+                       options_.num_warps, options_.num_stages);
+  }
+
+ private:
+  static void ReportMosaicDots(const Module& module, const Function& device,
+                               DiagnosticEngine& diagnostics) {
+    bool reported = false;
+    WalkStmts(device.body, [&](const Stmt& stmt) {
+      ForEachRootExpr(stmt, [&](const Expr& root) {
+        WalkExpr(root, [&](const Expr& expr) {
+          if (expr.op != OpKind::kDot || reported) return;
+          reported = true;
+          diagnostics.Error(
+              module.source_file, stmt.loc,
+              "the mosaic launcher of pallas-gpu does not lower dots yet "
+              "(they need plgpu.wgmma with an f32 plgpu.ACC accumulator); use "
+              "configs/pallas_gpu_triton.toml");
+        });
+      });
+    });
+  }
+
+  GpuModuleOptions options_;
+};
+
+}  // namespace
+
+absl::StatusOr<EmittedFile> EmitGpuKernelModule(const Module& module,
+                                                const Function& host,
+                                                const GpuModuleOptions& options,
+                                                DiagnosticEngine& diagnostics) {
+  const GpuTarget target(options);
+  PallasModuleOptions common;
+  common.launcher = options.launcher;
+  common.check_legality = options.check_legality;
+  return EmitPallasModule(module, host, target, common, diagnostics);
+}
+
+}  // namespace tessera::pallas

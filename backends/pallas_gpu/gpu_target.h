@@ -1,0 +1,43 @@
+// The pallas-gpu target (NVIDIA, Pallas's Triton and Mosaic GPU lowerings)
+// over the shared plan and emitters of ../pallas_common.
+#pragma once
+
+#include <cstdint>
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "device_emitter.h"
+#include "pallas_module.h"
+
+namespace tessera::pallas {
+
+struct GpuModuleOptions {
+  Launcher launcher = Launcher::kTriton;
+  // Triton's CompilerParams: warps per program and software-pipeline
+  // stages of the loads in inner loops.
+  int64_t num_warps = 4;
+  int64_t num_stages = 3;
+  bool check_legality = true;
+};
+
+// The module of one kernel (host function `host` of `module`).
+absl::StatusOr<EmittedFile> EmitGpuKernelModule(const Module& module,
+                                                const Function& host,
+                                                const GpuModuleOptions& options,
+                                                DiagnosticEngine& diagnostics);
+
+// The device emitter of `plan.launcher`:
+// - `triton`: an inner tile loop is jax.lax.fori_loop over pl.ds slices of
+//   the refs (Triton loads them as pointer blocks); carried values are the
+//   loop carry.
+// - `mosaic` (Mosaic GPU): kernels without inner loops; an inner loop is a
+//   located error naming what the launcher does not do yet.
+std::unique_ptr<DeviceEmitter> MakeGpuEmitter(const Module& module,
+                                              const KernelPlan& plan,
+                                              ModuleState& state,
+                                              const HostBindings& host,
+                                              const EmitOptions& options,
+                                              DiagnosticEngine& diagnostics);
+
+}  // namespace tessera::pallas

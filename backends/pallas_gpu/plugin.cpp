@@ -1,0 +1,81 @@
+// The `pallas-gpu` backend plugin: outlined SSA IR in, one Pallas GPU
+// Python module per kernel out; `launcher` picks Triton or Mosaic GPU.
+#include <memory>
+#include <vector>
+
+#include "fmt/format.h"
+#include "gpu_target.h"
+#include "tessera/plugin.h"
+
+namespace tessera::pallas {
+namespace {
+
+class PallasGpuBackend : public Backend {
+ public:
+  absl::StatusOr<std::vector<EmittedFile>> Emit(const Module& module,
+                                                BackendContext& ctx) override {
+    const OptionMap& options = ctx.options();
+    GpuModuleOptions gpu;
+    const std::string launcher = options.GetString("launcher", "triton");
+    gpu.launcher =
+        launcher == "mosaic" ? Launcher::kMosaicGpu : Launcher::kTriton;
+    gpu.num_warps = options.GetInt("num_warps", 4);
+    gpu.num_stages = options.GetInt("num_stages", 3);
+    gpu.check_legality = options.GetBool("check_legality", true);
+    std::vector<EmittedFile> files;
+    size_t failures = 0;
+    for (const Function& function : module.functions) {
+      if (function.kind != FunctionKind::kHost) continue;
+      absl::StatusOr<EmittedFile> file =
+          EmitGpuKernelModule(module, function, gpu, ctx.diagnostics());
+      if (file.ok()) {
+        files.push_back(*std::move(file));
+      } else {
+        ++failures;
+      }
+    }
+    if (failures == 0 && files.empty()) {
+      ctx.diagnostics().Error(module.source_file, {},
+                              "no outlined kernel (host function) to emit");
+    }
+    if (failures > 0 || files.empty()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "pallas-gpu code generation failed for {} kernel(s)", failures));
+    }
+    return files;
+  }
+};
+
+}  // namespace
+
+bool Register(PluginRegistrar* registrar) {
+  BackendInfo info;
+  info.create = [] { return std::make_unique<PallasGpuBackend>(); };
+  info.name = "pallas-gpu";
+  info.description =
+      "JAX Pallas GPU modules (NVIDIA); launchers triton (fori_loop over "
+      "pl.ds slices, pltriton atomics) and mosaic (Mosaic GPU, Hopper)";
+  info.required = {kSsaProperty, kOutlinedProperty};
+  auto option = [&](std::string name, OptionType type, OptionValue fallback,
+                    std::string help, std::vector<std::string> choices) {
+    info.options.push_back(OptionSpec{std::move(name), type,
+                                      std::move(fallback), std::move(help),
+                                      std::move(choices)});
+  };
+  option("launcher", OptionType::kString, std::string("triton"),
+         "the Pallas GPU lowering", {"triton", "mosaic"});
+  option("num_warps", OptionType::kInt, int64_t{4},
+         "triton: warps per program (CompilerParams)", {});
+  option("num_stages", OptionType::kInt, int64_t{3},
+         "triton: software-pipeline stages of inner-loop loads", {});
+  option("check_legality", OptionType::kBool, true,
+         "reject blocks that are not powers of two at compile time (false: "
+         "emit them as asked)",
+         {});
+  registrar->AddBackend(std::move(info));
+  return true;
+}
+
+}  // namespace tessera::pallas
+
+TESSERA_PLUGIN("pallas-gpu", "0.1.0", tessera::pallas::Register)

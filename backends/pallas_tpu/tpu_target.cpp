@@ -1,0 +1,187 @@
+// The pallas-tpu target: the TPU's (8, 128) block rule, VMEM scratch and
+// budget, the three launchers, the cost model's pl.CostEstimate, and the
+// abstract TPU the host function enters for interpret mode and export on a
+// CPU host. The plan and the emitters are ../pallas_common.
+#include "fmt/format.h"
+#include "launchers/launchers.h"
+#include "module_emitter.h"
+#include "module_helpers.h"
+
+namespace tessera::pallas {
+namespace {
+
+class TpuTarget : public PallasTarget {
+ public:
+  explicit TpuTarget(const ModuleOptions& options) : options_(options) {}
+
+  std::string_view backend_name() const override { return "pallas-tpu"; }
+  std::string_view hardware_name() const override { return "TPU"; }
+
+  std::optional<std::string> CheckBlock(std::span<const BlockDim> block,
+                                        DType dtype) const override {
+    return CheckBlockShape(block, dtype);
+  }
+
+  std::optional<std::string> UnalignedSlices(
+      const RefPlan& ref) const override {
+    // Mosaic proves the alignment of a dynamic slice from its offset: a
+    // multiple of 128 lanes on the minor dim, and on the second-minor dim of
+    // 8 sublanes for 32- and 16-bit types but 32 for 8-bit ones (E2003
+    // UnprovenMemoryAccessAlignment otherwise; found by the legality sweep
+    // against libtpu, tests/conformance/legality_sweep.py).
+    const size_t rank = ref.dims.size();
+    const int64_t sublanes = DTypeBytes(ref.type.dtype) == 1 ? 32 : 8;
+    for (size_t d = rank >= 2 ? rank - 2 : 0; d < rank; ++d) {
+      const SpecDim& dim = ref.dims[d];
+      if (dim.kind != SpecKind::kBlocked) continue;
+      const bool lanes = d + 1 == rank;
+      const int64_t multiple = lanes ? 128 : sublanes;
+      if (dim.block % multiple != 0) {
+        return fmt::format(
+            "offsets that are multiples of {} ({}) along dim {}, "
+            "and its block is {}",
+            multiple, lanes ? "lanes" : "sublanes", d, dim.block);
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::unique_ptr<DeviceEmitter> MakeDeviceEmitter(
+      const Module& module, const KernelPlan& plan, ModuleState& state,
+      const HostBindings& host, const EmitOptions& options,
+      DiagnosticEngine& diagnostics) const override {
+    switch (plan.launcher) {
+      case Launcher::kUnroll:
+        return MakeUnrollEmitter(module, plan, state, host, options,
+                                 diagnostics);
+      case Launcher::kEmitPipeline:
+        return MakeEmitPipelineEmitter(module, plan, state, host, options,
+                                       diagnostics);
+      case Launcher::kForiLoop:
+      default:
+        return MakeForiLoopEmitter(module, plan, state, host, options,
+                                   diagnostics);
+    }
+  }
+
+  std::optional<std::string> ScratchShape(
+      const std::string& shape, const std::string& dtype) const override {
+    return fmt::format("pltpu.VMEM({}, {})", shape, dtype);
+  }
+
+  void ReserveNames(ModuleState& state) const override {
+    // The helper that gives interpret mode and CPU-side export a TPU to ask.
+    state.target_fn = state.names.Fresh("_tpu_target");
+  }
+  std::string HostKeywords() const override {
+    return fmt::format(", tpu=\"{}\"", options_.tpu.name);
+  }
+  std::string HostContext(const ModuleState& state) const override {
+    return fmt::format("with {}(tpu):", state.target_fn);
+  }
+
+  std::optional<std::string> CallParams(const KernelPlan& plan,
+                                        const std::vector<VmemBuffer>& buffers,
+                                        PyLines& out,
+                                        KernelCost& cost) const override {
+    std::vector<VmemBuffer> vmem = buffers;
+    vmem.push_back(CompilerScratch(*plan.device));
+    VmemPlan vmem_plan =
+        options_.check_legality ? PlanVmem(vmem, options_.tpu) : VmemPlan{};
+    if (!vmem_plan.error.empty()) return vmem_plan.error;
+    Estimate(plan, cost);
+    std::string semantics = "(";
+    for (size_t i = 0; i < plan.dimension_semantics.size(); ++i) {
+      semantics +=
+          fmt::format("{}\"{}\"", i ? ", " : "", plan.dimension_semantics[i]);
+    }
+    if (plan.dimension_semantics.size() == 1) semantics += ",";
+    semantics += ")";
+    out.Line("compiler_params=pltpu.CompilerParams(");
+    out.Indent();
+    if (vmem_plan.vmem_limit_bytes) {
+      out.Line(fmt::format("dimension_semantics={},", semantics));
+      out.Line(
+          fmt::format("vmem_limit_bytes={}),", *vmem_plan.vmem_limit_bytes));
+    } else {
+      out.Line(fmt::format("dimension_semantics={}),", semantics));
+    }
+    out.Dedent();
+    if (cost.estimate) {
+      // Lets XLA schedule around the kernel as it does for hand-written ones.
+      out.Line(
+          fmt::format("cost_estimate=pl.CostEstimate(flops={:.0f}, "
+                      "transcendentals={:.0f}, bytes_accessed={:.0f}),",
+                      cost.estimate->flops, cost.estimate->transcendentals,
+                      cost.estimate->bytes_accessed));
+    }
+    return std::nullopt;
+  }
+
+  std::string ModuleHelpers(const ModuleState& state) const override {
+    return pallas::ModuleHelpers(state, state.target_fn);
+  }
+  std::vector<std::pair<std::string, std::string>> Imports() const override {
+    return {{"pltpu", "from jax.experimental.pallas import tpu as pltpu"}};
+  }
+  std::string HeaderDetails(const KernelPlan& plan) const override {
+    return fmt::format("launcher {}, tpu {}", LauncherName(plan.launcher),
+                       options_.tpu.name);
+  }
+
+ private:
+  void Estimate(const KernelPlan& plan, KernelCost& cost) const {
+    const TpuHardware* hardware = TpuHardwareByName(options_.tpu.name);
+    if (hardware == nullptr) {
+      cost.problem = "no hardware table entry for " + options_.tpu.name;
+      return;
+    }
+    CostOptions cost_options;
+    cost_options.prefetch = options_.emit.prefetch;
+    auto estimate = EstimateKernelPlan(plan, *hardware, cost_options);
+    if (estimate.ok()) {
+      cost.estimate = *std::move(estimate);
+    } else {
+      cost.problem = std::string(estimate.status().message());
+    }
+  }
+
+  ModuleOptions options_;
+};
+
+PallasModuleOptions CommonOptions(const ModuleOptions& options) {
+  PallasModuleOptions common;
+  common.launcher = options.launcher;
+  common.emit = options.emit;
+  common.check_legality = options.check_legality;
+  return common;
+}
+
+}  // namespace
+
+absl::StatusOr<EmittedFile> EmitKernelModule(const Module& module,
+                                             const Function& host,
+                                             const ModuleOptions& options,
+                                             DiagnosticEngine& diagnostics,
+                                             KernelCost* cost) {
+  const TpuTarget target(options);
+  return EmitPallasModule(module, host, target, CommonOptions(options),
+                          diagnostics, cost);
+}
+
+absl::StatusOr<KernelPlan> BuildKernelPlan(const Module& module,
+                                           const Function& host,
+                                           Launcher launcher,
+                                           DiagnosticEngine& diagnostics,
+                                           bool keep_illegal_blocks) {
+  // The plan keeps a pointer to its target: one that outlives every plan.
+  static const TpuTarget* const target = [] {
+    ModuleOptions options;
+    options.tpu = *TpuGenerationByName("v6e");
+    return new TpuTarget(options);
+  }();
+  return PlanKernel(module, host, launcher, *target, diagnostics,
+                    keep_illegal_blocks);
+}
+
+}  // namespace tessera::pallas
