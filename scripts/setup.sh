@@ -17,7 +17,10 @@ if [[ "${TESSERA_FUZZ:-0}" == 1 ]]; then
 fi
 # libtpu: the real TPU compiler (the version jax[tpu]==0.10.2 pins); it
 # compiles kernels ahead of time for v5e / v6e / v7x with no TPU attached.
-PYTHON_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 "libtpu==0.0.42.*" "numpy<3" pyflakes==3.2.0)
+# absl-py and flatbuffers: Pallas's Mosaic GPU import and cuda export;
+# triton (bundles ptxas / cuobjdump): the sm_90a cubin cells of pallas-gpu.
+PYTHON_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 "libtpu==0.0.42.*" "numpy<3" pyflakes==3.2.0
+                 absl-py==2.5.1 flatbuffers==25.12.19 triton==3.9.0)
 
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do

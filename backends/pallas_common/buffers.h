@@ -9,7 +9,7 @@
 namespace tessera::pallas {
 
 // One dim of a block: its static size, or is_full when the block covers the
-// whole array dim (always legal, whatever the size).
+// whole array dim (then size is the dim's static size, 0 when symbolic).
 struct BlockDim {
   int64_t size = 0;
   bool is_full = false;

@@ -547,7 +547,11 @@ std::vector<BlockDim> RefBlockDims(const RefPlan& ref) {
     const Dim& size = ref.type.shape[d];
     const bool whole = dim.kind != SpecKind::kBlocked ||
                        (size.is_static() && size.size == dim.block);
-    block.push_back(whole ? BlockDim{0, true} : BlockDim{dim.block, false});
+    // A whole dim carries its static size (0: symbolic) for rules that
+    // constrain it too (a GPU's power-of-two tensors).
+    const int64_t whole_size = size.is_static() ? size.size : 0;
+    block.push_back(whole ? BlockDim{whole_size, true}
+                          : BlockDim{dim.block, false});
   }
   return block;
 }

@@ -39,11 +39,12 @@ class GpuTarget : public PallasTarget {
   std::optional<std::string> CheckBlock(std::span<const BlockDim> block,
                                         DType) const override {
     for (size_t d = 0; d < block.size(); ++d) {
-      if (!block[d].is_full && !IsPowerOfTwo(block[d].size)) {
+      const bool symbolic_whole = block[d].is_full && block[d].size == 0;
+      if (!symbolic_whole && !IsPowerOfTwo(block[d].size)) {
         return fmt::format(
-            "dim {} of the block is {}, not a power of two (Triton's blocks "
-            "are powers of two)",
-            d, block[d].size);
+            "dim {} of the block is {}{}, not a power of two (Triton's "
+            "blocks are powers of two; tile that dim with hl.tile)",
+            d, block[d].size, block[d].is_full ? " (the whole dim)" : "");
       }
     }
     return std::nullopt;
