@@ -318,7 +318,16 @@ bool PlanBuilder::CollectBlock(const Block& block,
       const TileInfo* parent = begin_of.empty() || begin_of != end_of
                                    ? nullptr
                                    : plan_.FindTile(begin_of);
-      if (parent != nullptr && parent->block % tile.block != 0) {
+      // One block covering the whole dim has no next chunk: its last step
+      // reads the host's zero padding, like any ragged tile.
+      const bool parent_has_next_chunk =
+          parent != nullptr &&
+          !(parent->dim != nullptr && StaticInt(parent->dim->begin.get()) &&
+            StaticInt(parent->dim->end.get()) &&
+            *StaticInt(parent->dim->end.get()) -
+                    *StaticInt(parent->dim->begin.get()) <=
+                parent->block);
+      if (parent_has_next_chunk && parent->block % tile.block != 0) {
         return Error(
             stmt.loc,
             fmt::format("the inner block {} does not divide the block {} of "
