@@ -66,6 +66,7 @@ def job_config(context, job, work_dir):
     else:
         sizes = ", ".join(str(b) for b in variant.block_sizes)
         text = launcher_config.read_text() + f"\n[kernels.{job.kernel}]\nblock_sizes = [{sizes}]\n"
+    work_dir.mkdir(parents=True, exist_ok=True)
     path = work_dir / "config.toml"
     path.write_text(text)
     return path, []

@@ -7,7 +7,7 @@ A matrix file has one [matrix] table (the axes every kernel shares) and one
     launchers = ["unroll", "emit_pipeline", "fori_loop"]   # configs/pallas_<l>.toml
     tpus = ["v5e", "v6e", "v7x"]
     dtypes = ["f32", "bf16"]
-    realistic_dtypes = ["bf16"]   # optional: the dtypes at the realistic shape
+    realistic_dtypes = ["bf16"]   # optional: the dtypes at one shape (small_, ragged_ too)
     shapes = ["small", "ragged", "realistic"]
     compile_repeats = 3        # in-process compile time: median of this many
     measure_warmup = 3         # TPU host only: untimed calls first
@@ -46,10 +46,10 @@ CONFORMANCE_SHAPE = {"small": "even", "ragged": "ragged"}
 # The hand-written JAX kernels baselines.py knows.
 BASELINE_NAMES = ("matmul", "flash_attention")
 
-MATRIX_KEYS = {"launchers", "tpus", "dtypes", "realistic_dtypes", "shapes", "compile_repeats",
+SHAPE_DTYPE_KEYS = {f"{label}_dtypes" for label in ("small", "ragged", "realistic")}
+MATRIX_KEYS = {"launchers", "tpus", "dtypes", "shapes", "compile_repeats", *SHAPE_DTYPE_KEYS,
                "measure_warmup", "measure_repeats", "tuned_config"}
-KERNEL_KEYS = {"small", "ragged", "realistic", "dtypes", "realistic_dtypes",
-               "launchers", "blocks", "blocks_at", "baseline", "baseline_at"}
+KERNEL_KEYS = {"small", "ragged", "realistic", "dtypes", *SHAPE_DTYPE_KEYS, "launchers", "blocks", "blocks_at", "baseline", "baseline_at"}
 
 
 class MatrixError(ValueError):
@@ -89,7 +89,7 @@ class Matrix:
     launchers: tuple
     tpus: tuple
     dtypes: tuple
-    realistic_dtypes: tuple
+    shape_dtypes: dict          # "realistic" -> dtypes at that shape ([matrix] <shape>_dtypes)
     shapes: tuple
     compile_repeats: int
     measure_warmup: int
@@ -111,10 +111,9 @@ class Matrix:
 
     def kernel_dtypes(self, kernel, shape):
         table = self.kernels[kernel]
-        if shape == "realistic":
-            return tuple(d for d in table.get("realistic_dtypes", self.realistic_dtypes)
-                         if d in self.dtypes)
-        return tuple(d for d in table.get("dtypes", self.dtypes) if d in self.dtypes)
+        wanted = table.get(f"{shape}_dtypes", table.get(
+            "dtypes", self.shape_dtypes.get(shape, self.dtypes)))
+        return tuple(d for d in wanted if d in self.dtypes)
 
     def variants(self, kernel, shape):
         table = self.kernels[kernel]
@@ -152,7 +151,7 @@ def _check_kernel(path, name, table):
     for label in SHAPE_LABELS:
         if label in table:
             _check_shapes(path, name, label, table[label])
-    for key in ("dtypes", "realistic_dtypes"):
+    for key in ("dtypes", *sorted(SHAPE_DTYPE_KEYS)):
         if key in table:
             _check_list(path, f"kernels.{name}.{key}", table[key], DTYPES)
     for key in ("blocks_at", "baseline_at"):
@@ -195,9 +194,9 @@ def load_matrix(path):
                               kernel_table.LAUNCHERS),
         tpus=_check_list(path, "matrix.tpus", axes.get("tpus", list(TPUS)), TPUS),
         dtypes=_check_list(path, "matrix.dtypes", axes.get("dtypes", list(DTYPES)), DTYPES),
-        realistic_dtypes=_check_list(path, "matrix.realistic_dtypes",
-                                     axes.get("realistic_dtypes", axes.get("dtypes", list(DTYPES))),
-                                     DTYPES),
+        shape_dtypes={label: _check_list(path, f"matrix.{label}_dtypes",
+                                         axes[f"{label}_dtypes"], DTYPES)
+                      for label in SHAPE_LABELS if f"{label}_dtypes" in axes},
         shapes=_check_list(path, "matrix.shapes", axes.get("shapes", list(SHAPE_LABELS)),
                            SHAPE_LABELS),
         compile_repeats=int(axes.get("compile_repeats", 3)),
