@@ -17,7 +17,12 @@ if [[ "${TESSERA_FUZZ:-0}" == 1 ]]; then
 fi
 # libtpu: the real TPU compiler (the version jax[tpu]==0.10.2 pins); it
 # compiles kernels ahead of time for v5e / v6e / v7x with no TPU attached.
-PYTHON_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 "libtpu==0.0.42.*" "numpy<3" pyflakes==3.2.0)
+# matplotlib and rich: `tessera bench` (its PNG plots and progress bar).
+PYTHON_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 "libtpu==0.0.42.*" "numpy<3" pyflakes==3.2.0
+                 matplotlib==3.11.2 rich==15.0.0)
+# Ray: optional (`tessera bench --ray`, the test bench_matrix_ray). CI
+# (CI=true) and TESSERA_RAY=1 install it: one wheel, about 30 s.
+RAY_PACKAGES=(ray==2.60.0)
 
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
@@ -40,5 +45,10 @@ if [[ ! -x "$VENV/bin/python" ]] || [[ "$(cat "$STAMP" 2>/dev/null)" != "$wanted
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q --disable-pip-version-check "${PYTHON_PACKAGES[@]}"
   echo "$wanted" > "$STAMP"
+fi
+if [[ "${TESSERA_RAY:-0}" == 1 || "${CI:-}" == true ]] \
+    && ! "$VENV/bin/python" -c "import ray" 2>/dev/null; then
+  echo "setup: installing ${RAY_PACKAGES[*]} (tessera bench --ray)"
+  "$VENV/bin/pip" install -q --disable-pip-version-check "${RAY_PACKAGES[@]}"
 fi
 echo "setup: ok"

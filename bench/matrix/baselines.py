@@ -62,35 +62,57 @@ def _flash_attention(shapes, dtype, blocks):
 BASELINES = {"matmul": (_matmul, "matmul"), "flash_attention": (_flash_attention, "attention")}
 
 
-def compiler_vmem_bytes(dump_dir):
-    """The VMEM the compiler allocated for the kernel: the end of its last
-    `space=vmem` allocation (pipeline buffers, scratch, internal scratch) in
-    the latest pass dump that lists them with their offsets."""
+def kernel_prefix(dump_dir):
+    """The dump's file-name prefix of the Pallas kernel (the schedule that
+    waits on DMA semaphores), or None."""
     kernel = next((p for p in pathlib.Path(dump_dir).glob("*final_bundles.txt")
                    if "schedule-analysis" not in p.name
                    and "vsyncpa" in p.read_text(errors="replace")), None)
-    if kernel is None:
+    return None if kernel is None else re.sub(r"-\d+-final_bundles\.txt$", "", kernel.name)
+
+
+def total_bundles(dump_dir):
+    """All scheduled bundles of the kernel (its schedule analysis): one grid
+    step when the grid has one step and so no loop."""
+    prefix = kernel_prefix(dump_dir)
+    for path in pathlib.Path(dump_dir).glob(f"{glob.escape(prefix or '?')}-*schedule-analysis_final_bundles.txt"):
+        match = re.search(r"total scheduled bundles:\s+(\d+)", path.read_text(errors="replace"))
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def compiler_vmem_bytes(dump_dir):
+    """The VMEM the compiler allocated for the kernel: the sizes of its
+    distinct `space=vmem` allocations (pipeline buffers, scratch, internal
+    scratch) in the latest pass dump that lists them with their offsets
+    (placed allocations; earlier passes also list ones that get merged)."""
+    prefix = kernel_prefix(dump_dir)
+    if prefix is None:
         return None
-    prefix = re.sub(r"-\d+-final_bundles\.txt$", "", kernel.name)
     numbered = []
     for path in pathlib.Path(dump_dir).glob(f"{glob.escape(prefix)}-*.txt"):
         match = re.match(re.escape(prefix) + r"-(\d+)-", path.name)
         if match:
             numbered.append((int(match.group(1)), path))
     for _, path in sorted(numbered, reverse=True):
-        ends = [int(offset, 16) + int(size, 16) for size, offset in re.findall(
-            r"space=vmem, size = (0x[0-9a-f]+), offset = (0x[0-9a-f]+|0)\b",
-            path.read_text(errors="replace"))]
-        if ends:
-            return max(ends)
+        sizes = dict(re.findall(
+            r"#(allocation\d+) \[shape = '[^']*', space=vmem, size = (0x[0-9a-f]+), offset = ",
+            path.read_text(errors="replace")))
+        if sizes:
+            return sum(int(size, 16) for size in sizes.values())
     return None
 
 
-def schedule_fields(dump_dir, tpu, grid_steps):
+def schedule_fields(dump_dir, tpu, grid_steps, straight_line=True):
+    """bundles per grid step, compiler VMEM, and (for a straight-line step,
+    where bundles x steps is the whole kernel) the static time."""
     import schedule_check
     bundles = schedule_check.loop_body_bundles(str(dump_dir))
+    if bundles is None and grid_steps == 1:
+        bundles = total_bundles(dump_dir)
     fields = {"bundles_per_step": bundles, "compiler_vmem_bytes": compiler_vmem_bytes(dump_dir)}
-    if bundles and grid_steps:
+    if bundles and grid_steps and straight_line:
         fields["static_s"] = bundles * grid_steps / schedule_check.clock_hz(SOURCE_DIR, tpu)
     return fields
 
@@ -174,7 +196,8 @@ def run_in_process(job, context, work_dir):
                 records.append(dict(record, schedule_error=detail))
                 continue
             records.append(dict(record, **schedule_fields(
-                dump.take(f"{launcher}.{tpu}"), tpu, model.get("grid_steps"))))
+                dump.take(f"{launcher}.{tpu}"), tpu, model.get("grid_steps"),
+                straight_line=launcher == "unroll")))
     shutil.rmtree(work_dir / "dump", ignore_errors=True)
     for stale in work_dir.glob("dump.*"):
         shutil.rmtree(stale, ignore_errors=True)
@@ -184,6 +207,7 @@ def run_in_process(job, context, work_dir):
 def run_baseline_job(job, context, work_dir):
     """Runs the job in a fresh process with the compiler's dump turned on."""
     request = work_dir / "job.json"
+    (work_dir / "records.json").unlink(missing_ok=True)
     request.write_text(json.dumps({"job": job_to_dict(job), "context": context}))
     env = dict(os.environ)
     env["LIBTPU_INIT_ARGS"] = (env.get("LIBTPU_INIT_ARGS", "") +
@@ -193,16 +217,12 @@ def run_baseline_job(job, context, work_dir):
     answer = work_dir / "records.json"
     if result.returncode != 0 or not answer.exists():
         tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
-        return [dict(jobs_fields_of(job), tpu=tpu, kind="cell",
+        import jobs
+        return [dict(jobs.job_fields(job), tpu=tpu, kind="cell",
                      launcher=f"baseline:{job.baseline}", tpu_compile="FAIL",
                      tpu_compile_detail="baseline job failed: " + " | ".join(tail))
                 for tpu in job.tpus]
     return json.loads(answer.read_text())
-
-
-def jobs_fields_of(job):
-    import jobs
-    return jobs.job_fields(job)
 
 
 def job_to_dict(job):
