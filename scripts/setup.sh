@@ -19,8 +19,13 @@ fi
 # compiles kernels ahead of time for v5e / v6e / v7x with no TPU attached.
 # absl-py and flatbuffers: Pallas's Mosaic GPU import and cuda export;
 # triton (bundles ptxas / cuobjdump): the sm_90a cubin cells of pallas-gpu.
+# matplotlib and rich: `tessera bench` (its PNG plots and progress bar).
 PYTHON_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 "libtpu==0.0.42.*" "numpy<3" pyflakes==3.2.0
-                 absl-py==2.5.1 flatbuffers==25.12.19 triton==3.9.0)
+                 absl-py==2.5.1 flatbuffers==25.12.19 triton==3.9.0
+                 matplotlib==3.11.2 rich==15.0.0)
+# Ray: optional (`tessera bench --ray`, the test bench_matrix_ray). CI
+# (CI=true) and TESSERA_RAY=1 install it: one wheel, about 30 s.
+RAY_PACKAGES=(ray==2.60.0)
 
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
@@ -43,5 +48,10 @@ if [[ ! -x "$VENV/bin/python" ]] || [[ "$(cat "$STAMP" 2>/dev/null)" != "$wanted
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q --disable-pip-version-check "${PYTHON_PACKAGES[@]}"
   echo "$wanted" > "$STAMP"
+fi
+if [[ "${TESSERA_RAY:-0}" == 1 || "${CI:-}" == true ]] \
+    && ! "$VENV/bin/python" -c "import ray" 2>/dev/null; then
+  echo "setup: installing ${RAY_PACKAGES[*]} (tessera bench --ray)"
+  "$VENV/bin/pip" install -q --disable-pip-version-check "${RAY_PACKAGES[@]}"
 fi
 echo "setup: ok"

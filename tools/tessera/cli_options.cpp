@@ -224,7 +224,9 @@ std::string HelpText(Command command) {
          "commands:\n"
          "  compile INPUT   compile a kernel or a .tir file\n"
          "  plugins         list the loaded plugins and what they provide\n"
-         "  pipeline        print the resolved pipeline\n\n"
+         "  pipeline        print the resolved pipeline\n"
+         "  bench [MATRIX]  run the per-launcher benchmark matrix (bench "
+         "--help)\n\n"
          "  tessera <command> --help   help of one command\n"
          "  tessera --version          print the version\n\n"
          "exit codes: 0 success, 1 user error (with a diagnostic), 2 internal "
@@ -253,8 +255,8 @@ CliOptions ParseCommandLine(const std::vector<std::string>& args,
     return options;
   }
   const std::string& command = args[i++];
-  static const std::vector<std::string> kCommands = {"compile", "plugins",
-                                                     "pipeline", "help"};
+  static const std::vector<std::string> kCommands = {
+      "compile", "plugins", "pipeline", "bench", "help"};
   if (command == "compile") {
     options.command = Command::kCompile;
   } else if (command == "plugins") {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli_options.h"
+#include "python_tools.h"
 #include "session.h"
 #include "tessera/plugin.h"
 
@@ -17,6 +18,13 @@ constexpr int kExitUserError = 1;
 constexpr int kExitInternalError = 2;
 
 int Main(const std::vector<std::string>& args) {
+  // `tessera bench` is a Python tool: its options are its own.
+  if (!args.empty() && args[0] == "bench") {
+    return RunBench({args.begin() + 1, args.end()});
+  }
+  if (args.size() == 2 && args[0] == "help" && args[1] == "bench") {
+    return RunBench({"--help"});
+  }
   std::string error;
   const CliOptions options = ParseCommandLine(args, error);
   if (!error.empty()) {

@@ -1,28 +1,14 @@
 #include "verify_tpu.h"
 
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
 #include "fmt/format.h"
-
-extern char** environ;
+#include "python_tools.h"
 
 namespace tessera::cli {
 namespace {
-
-// The Python with jax and libtpu: $TESSERA_PYTHON, else the project venv the
-// build was configured with.
-std::string PythonInterpreter() {
-  if (const char* python = std::getenv("TESSERA_PYTHON"); python && *python) {
-    return python;
-  }
-  return TESSERA_DEFAULT_PYTHON;
-}
 
 // "x_pallas.py" -> "x": the kernel a module was generated for.
 std::string KernelOf(const std::string& module) {
@@ -51,28 +37,6 @@ std::vector<std::string> VerifierArgs(const std::string& module,
   return args;
 }
 
-// Runs argv[0] with the args; returns its exit code, or -1 (errno set) when
-// it could not be started.
-int Run(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const std::string& arg : args) {
-    argv.push_back(const_cast<char*>(arg.c_str()));
-  }
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawn_error =
-      posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
-  if (spawn_error != 0) {
-    errno = spawn_error;
-    return -1;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 }  // namespace
 
 absl::Status VerifyOnTpu(const std::vector<std::string>& modules,
@@ -81,7 +45,7 @@ absl::Status VerifyOnTpu(const std::vector<std::string>& modules,
   size_t rejected = 0;
   for (const std::string& module : modules) {
     const std::vector<std::string> args = VerifierArgs(module, pipeline);
-    const int code = Run(args);
+    const int code = RunProcess(args);
     if (code < 0) {
       diagnostics.Error("", {},
                         fmt::format("--verify-tpu: cannot run '{}': {} (set "

@@ -1,0 +1,148 @@
+"""Unit tests of the benchmark matrix's pure parts (no compiler, no JAX):
+matrix files and their mistakes, job expansion, merging records into cells,
+the best launcher, --compare, the Ray resource request and reading the
+compiler's VMEM from a schedule dump."""
+import pathlib
+import sys
+import tempfile
+import unittest
+
+HERE = pathlib.Path(__file__).resolve().parent
+SOURCE_DIR = HERE.parents[1]
+sys.path[:0] = [str(SOURCE_DIR / "bench" / "matrix"), str(SOURCE_DIR / "scripts"),
+                str(SOURCE_DIR / "tests" / "cost_model")]
+import baselines  # noqa: E402
+import compare  # noqa: E402
+import executor  # noqa: E402
+import report  # noqa: E402
+import spec  # noqa: E402
+
+
+def write(directory, text):
+    path = pathlib.Path(directory) / "matrix.toml"
+    path.write_text(text)
+    return path
+
+
+def cell(**fields):
+    base = {"kernel": "matmul", "shape": "small", "dtype": "bf16", "launcher": "unroll",
+            "variant": "own", "tpu": "v6e", "tpu_compile": "pass", "modeled_s": 1e-6,
+            "shapes": [[256, 256], [256, 256]]}
+    return dict(base, **fields)
+
+
+class MatrixFileTest(unittest.TestCase):
+    def test_default_matrix_covers_every_example(self):
+        matrix = spec.load_matrix(SOURCE_DIR / "bench" / "matrix.toml")
+        examples = set(spec.kernel_table.KERNELS)
+        self.assertEqual(set(matrix.kernels), examples)
+        for kernel in examples:
+            self.assertEqual(set(matrix.kernel_shapes(kernel)), set(spec.SHAPE_LABELS), kernel)
+
+    def test_mistakes_are_errors_that_name_the_key(self):
+        cases = {
+            "[matrix]\nlaunchers = ['unrolled']\n[kernels.add]\n": "matrix.launchers",
+            "[matrix]\ncolour = 1\n[kernels.add]\n": "colour",
+            "[kernels.add]\nsmall = [[0, 4]]\n": "kernels.add.small",
+            "[kernels.nope]\n": "examples/nope.py",
+            "[kernels.add]\nbaseline = 'cublas'\n": "kernels.add.baseline",
+            "[matrix]\n": "no [kernels",
+            "[kernels.add\n": "matrix.toml",
+        }
+        with tempfile.TemporaryDirectory() as tmp:
+            for text, needle in cases.items():
+                with self.assertRaises(spec.MatrixError, msg=text) as raised:
+                    spec.load_matrix(write(tmp, text))
+                self.assertIn(needle, str(raised.exception))
+
+    def test_expansion(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            matrix = spec.load_matrix(write(tmp, (
+                "[matrix]\nlaunchers = ['unroll', 'fori_loop']\ntpus = ['v5e', 'v7x']\n"
+                "dtypes = ['f32', 'bf16']\nrealistic_dtypes = ['bf16']\n"
+                "[kernels.matmul]\nrealistic = [[512, 512], [512, 512]]\n"
+                "blocks = [[256, 256, 256]]\nbaseline = 'matmul'\n")))
+        jobs = spec.expand(matrix)
+        cells = [j for j in jobs if j.kind == "cells"]
+        # small, ragged: 2 dtypes x 2 launchers; realistic: bf16 x 2 variants x 2 launchers.
+        self.assertEqual(len(cells), 2 * 2 * 2 + 1 * 2 * 2)
+        self.assertTrue(all(j.tpus == ("v5e", "v7x") for j in cells))
+        checks = {(j.shape, j.dtype, j.launcher, j.variant.label)
+                  for j in jobs if j.kind == "correctness"}
+        # The realistic 256-block cells are checked at the small shape with those blocks.
+        self.assertIn(("small", "bf16", "unroll", "256x256x256"), checks)
+        self.assertNotIn(("realistic", "bf16", "unroll", "own"), checks)
+        baseline = [j for j in jobs if j.kind == "baseline"]
+        self.assertEqual([(j.shape, j.variant.label) for j in baseline],
+                         [("realistic", "own"), ("realistic", "256x256x256")])
+
+
+class ReportTest(unittest.TestCase):
+    def test_merge_fills_correctness_and_schedule(self):
+        records = [
+            cell(shape="realistic"),
+            {"kind": "correctness", "kernel": "matmul", "shape": "small", "dtype": "bf16",
+             "launcher": "unroll", "variant": "own", "correct": "FAIL", "correct_detail": "x"},
+            dict(cell(shape="realistic"), kind="schedule", bundles_per_step=316, static_s=2e-6),
+        ]
+        (merged,) = report.merge(records)
+        self.assertEqual((merged["correct"], merged["correct_shape"]), ("FAIL", "small"))
+        self.assertEqual(merged["bundles_per_step"], 316)
+
+    def test_best_launcher_skips_what_the_compiler_rejects(self):
+        cells = [cell(launcher="unroll", modeled_s=3e-6),
+                 cell(launcher="fori_loop", modeled_s=1e-6, tpu_compile="FAIL"),
+                 cell(launcher="emit_pipeline", modeled_s=2e-6),
+                 cell(launcher="baseline:matmul", modeled_s=None, static_s=1e-7)]
+        best = report.best_launchers(cells)
+        self.assertEqual(best[("matmul", "small", "bf16", "own", "v6e")], "emit_pipeline")
+
+    def test_baseline_summary(self):
+        cells = [cell(launcher="unroll", static_s=2e-6), cell(launcher="fori_loop", static_s=4e-6),
+                 cell(launcher="baseline:matmul", static_s=1e-6)]
+        (row,) = report.baseline_summary(cells)
+        self.assertEqual((row["best_launcher"], row["static_ratio"]), ("unroll", 2.0))
+
+
+class CompareTest(unittest.TestCase):
+    def test_changes(self):
+        old = [cell(), cell(launcher="fori_loop"), cell(launcher="emit_pipeline")]
+        new = [cell(modeled_s=2e-6), cell(launcher="fori_loop", tpu_compile="FAIL"),
+               cell(launcher="emit_pipeline", modeled_s=1.01e-6), cell(tpu="v7x")]
+        rows = {compare.label(key): moved for key, moved, _ in compare.changes(old, new)}
+        self.assertEqual(rows["matmul small bf16 unroll own v6e"], {"modeled_s": (1e-6, 2e-6)})
+        self.assertEqual(rows["matmul small bf16 fori_loop own v6e"],
+                         {"tpu_compile": ("pass", "FAIL")})
+        self.assertNotIn("matmul small bf16 emit_pipeline own v6e", rows)  # within 2 %
+        self.assertEqual(rows["matmul small bf16 unroll own v7x"], {"cell": ("-", "present")})
+        self.assertEqual(compare.changes(old, old), [])
+
+
+class ExecutorTest(unittest.TestCase):
+    def test_ray_resources(self):
+        fields = ("add", "small", ((8, 128),), "f32", "unroll", spec.Variant("own"), ("v6e",))
+        job, check = spec.Job("cells", *fields), spec.Job("correctness", *fields)
+        tpu_cluster, cpu_cluster = {"CPU": 8, "TPU": 4}, {"CPU": 8}
+        self.assertEqual(executor.ray_resources(job, tpu_cluster, "auto")["resources"], {"TPU": 1})
+        self.assertEqual(executor.ray_resources(job, cpu_cluster, "auto")["resources"], {})
+        self.assertEqual(executor.ray_resources(job, tpu_cluster, "off")["resources"], {})
+        self.assertEqual(executor.ray_resources(check, tpu_cluster, "auto")["resources"], {})
+
+
+class DumpTest(unittest.TestCase):
+    def test_compiler_vmem_is_the_end_of_the_last_allocation(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            dump = pathlib.Path(tmp)
+            (dump / "7-k.1-71-final_bundles.txt").write_text("0 LB: vsyncpa\n")
+            (dump / "7-k.1-68-post-delay-converter.txt").write_text(
+                "#allocation2 [shape = 'f32[8,128]', space=vmem, size = 0x1000, offset = 0, s]\n"
+                "#allocation3 [shape = 'u8[4096]', space=vmem, size = 0x2000, offset = 0x1000, s]\n")
+            (dump / "7-k.1-54-post-scalar.txt").write_text(
+                "#allocation9 [shape = 'u8[1]', space=vmem, size = 0x9000, scoped]\n")
+            self.assertEqual(baselines.compiler_vmem_bytes(dump), 0x3000)
+            (dump / "7-k.1-71-final_bundles.txt").write_text("no kernel here\n")
+            self.assertIsNone(baselines.compiler_vmem_bytes(dump))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,21 @@
+// The driver's Python side: commands that run a script of the source tree
+// (scripts/verify_tpu.py, bench/matrix/bench.py) with the project's Python.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tessera::cli {
+
+// $TESSERA_PYTHON, else the project venv the build was configured with.
+std::string PythonInterpreter();
+
+// Runs args[0] with args (PATH lookup); returns its exit code, or -1 with
+// errno set when it could not be started.
+int RunProcess(const std::vector<std::string>& args);
+
+// `tessera bench ARGS...`: bench/matrix/bench.py with ARGS, told to use this
+// driver (--tessera) unless ARGS name one. Returns the exit code.
+int RunBench(const std::vector<std::string>& args);
+
+}  // namespace tessera::cli
