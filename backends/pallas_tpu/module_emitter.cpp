@@ -146,21 +146,32 @@ class HostEmitter : public ExprEmitter {
   std::string HostDim(const std::string& host_ref, size_t d);
   bool EmitStmt(const Stmt& stmt);
   bool EmitLaunch(const Stmt& launch);
-  void EstimateCost() {
+  // The model's counts (Python expressions of the host's sizes when they
+  // are symbolic) and, with static shapes, its timed estimate.
+  void EstimateCost(const HostBindings& bindings) {
     const TpuHardware* hardware = TpuHardwareByName(options_.tpu.name);
     if (hardware == nullptr) {
       cost_.problem = "no hardware table entry for " + options_.tpu.name;
       return;
     }
+    const SymbolicSizes sizes{bindings.symbol_values, bindings.grid_begin,
+                              bindings.grid_end};
     CostOptions cost_options;
     cost_options.prefetch = options_.emit.prefetch;
-    auto estimate = EstimateKernelPlan(plan_, *hardware, cost_options);
-    if (estimate.ok()) {
-      cost_.estimate = *std::move(estimate);
+    cost_options.sizes = &sizes;
+    auto model = ModelKernelPlan(plan_, *hardware, cost_options);
+    if (!model.ok()) {
+      cost_.problem = std::string(model.status().message());
+      return;
+    }
+    counts_ = model->counts;
+    if (model->estimate.ok()) {
+      cost_.estimate = *std::move(model->estimate);
     } else {
-      cost_.problem = std::string(estimate.status().message());
+      cost_.problem = std::string(model->estimate.status().message());
     }
   }
+  void EmitCostEstimate();
   void SourceComment(const Stmt& stmt) {
     if (!stmt.loc.known() || stmt.loc.line == last_line_) return;
     last_line_ = stmt.loc.line;
@@ -189,7 +200,33 @@ class HostEmitter : public ExprEmitter {
   uint32_t last_line_ = 0;
   size_t reported_ = 0;
   KernelCost cost_;
+  std::optional<KernelCounts> counts_;
 };
+
+void HostEmitter::EmitCostEstimate() {
+  // Lets XLA schedule around the kernel as it does for hand-written ones.
+  if (!counts_) return;
+  const KernelCounts& counts = *counts_;
+  if (counts.flops.is_constant() && counts.transcendentals.is_constant() &&
+      counts.bytes_accessed.is_constant()) {
+    body_.Line(fmt::format(
+        "cost_estimate=pl.CostEstimate(flops={}, transcendentals={}, "
+        "bytes_accessed={}),",
+        counts.flops.ToPython(), counts.transcendentals.ToPython(),
+        counts.bytes_accessed.ToPython()));
+    return;
+  }
+  // Symbolic shapes: the same counts in terms of the host's sizes (Python
+  // ints when the call is traced).
+  body_.Line("cost_estimate=pl.CostEstimate(");
+  body_.Indent();
+  body_.Line(fmt::format("flops={},", counts.flops.ToPython()));
+  body_.Line(
+      fmt::format("transcendentals={},", counts.transcendentals.ToPython()));
+  body_.Line(
+      fmt::format("bytes_accessed={}),", counts.bytes_accessed.ToPython()));
+  body_.Dedent();
+}
 
 std::string HostEmitter::HostDim(const std::string& host_ref, size_t d) {
   // The dims of the host value's type (host names), so that the value can
@@ -493,7 +530,7 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
       options_.check_legality ? PlanVmem(vmem, options_.tpu) : VmemPlan{};
   if (!vmem_plan.error.empty()) return Fail(launch.loc, vmem_plan.error);
 
-  EstimateCost();
+  EstimateCost(bindings);
 
   // The pallas_call.
   std::string kernel = device_emitter->kernel_fn();
@@ -567,14 +604,7 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     body_.Line(fmt::format("dimension_semantics={}),", semantics));
   }
   body_.Dedent();
-  if (cost_.estimate) {
-    // Lets XLA schedule around the kernel as it does for hand-written ones.
-    body_.Line(fmt::format(
-        "cost_estimate=pl.CostEstimate(flops={:.0f}, transcendentals={:.0f}, "
-        "bytes_accessed={:.0f}),",
-        cost_.estimate->flops, cost_.estimate->transcendentals,
-        cost_.estimate->bytes_accessed));
-  }
+  EmitCostEstimate();
   body_.Line("interpret=interpret,");
   body_.Dedent();
   std::string args;
