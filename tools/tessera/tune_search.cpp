@@ -121,17 +121,25 @@ absl::StatusOr<std::vector<BlockSlot>> KernelSearch::DiscoverSlots() {
   std::vector<int64_t> prefix;
   int misses = 0;
   for (int i = 0; i < kMaxSlots && misses < kMissesBeforeStop; ++i) {
-    std::vector<int64_t> probe = prefix;
-    probe.push_back(1);
-    absl::StatusOr<Module> small = Frontend(probe, nullptr);
+    // A slot shows by the tiles it changes: set to 1 (unless that is its
+    // default) or to a huge block (clamped to its dim, unless that is it).
     BlockSlot slot;
-    if (small.ok()) {
-      const std::vector<TileBlock> tiles = TileBlocks(*small);
+    std::map<std::string, int64_t> huge_blocks;
+    for (const int64_t value : {int64_t{1}, kHugeBlock}) {
+      std::vector<int64_t> probe = prefix;
+      probe.push_back(value);
+      absl::StatusOr<Module> probed = Frontend(probe, nullptr);
+      if (!probed.ok()) continue;
+      const std::vector<TileBlock> tiles = TileBlocks(*probed);
       for (size_t t = 0; t < tiles.size() && t < base_tiles.size(); ++t) {
-        if (tiles[t].block != base_tiles[t].block) {
-          slot.tiles.push_back(tiles[t].tile);
-          if (slot.default_block == 0) slot.default_block = base_tiles[t].block;
+        if (value == kHugeBlock) huge_blocks[tiles[t].tile] = tiles[t].block;
+        if (tiles[t].block == base_tiles[t].block ||
+            std::find(slot.tiles.begin(), slot.tiles.end(), tiles[t].tile) !=
+                slot.tiles.end()) {
+          continue;
         }
+        slot.tiles.push_back(tiles[t].tile);
+        if (slot.default_block == 0) slot.default_block = base_tiles[t].block;
       }
     }
     if (slot.tiles.empty()) {
@@ -144,14 +152,8 @@ absl::StatusOr<std::vector<BlockSlot>> KernelSearch::DiscoverSlots() {
       continue;
     }
     misses = 0;
-    probe.back() = kHugeBlock;
-    absl::StatusOr<Module> huge = Frontend(probe, nullptr);
-    if (huge.ok()) {
-      for (const TileBlock& tile : TileBlocks(*huge)) {
-        if (tile.tile != slot.tiles[0]) continue;
-        slot.extent = tile.block >= kHugeBlock ? 0 : tile.block;
-      }
-    }
+    const int64_t huge = huge_blocks[slot.tiles[0]];
+    slot.extent = huge >= kHugeBlock ? 0 : huge;
     for (const std::string& tile : slot.tiles) {
       auto it = multiples.find(tile);
       if (it != multiples.end())
@@ -161,6 +163,27 @@ absl::StatusOr<std::vector<BlockSlot>> KernelSearch::DiscoverSlots() {
     prefix.push_back(slot.default_block);
   }
   while (!slots.empty() && slots.back().tiles.empty()) slots.pop_back();
+  // A slot whose tiles only bound inner tiles takes their tile multiple.
+  auto slot_of = [&](const std::string& tile) {
+    for (size_t s = 0; s < slots.size(); ++s) {
+      const std::vector<std::string>& tiles = slots[s].tiles;
+      if (std::find(tiles.begin(), tiles.end(), tile) != tiles.end()) {
+        return static_cast<int>(s);
+      }
+    }
+    return -1;
+  };
+  for (const TileBlock& tile : base_tiles) {
+    const int child = slot_of(tile.tile), parent = slot_of(tile.parent);
+    if (tile.parent.empty() || child < 0 || parent < 0 || child == parent) {
+      continue;
+    }
+    slots[child].parent_slot = parent;
+    if (!multiples.count(tile.parent)) {
+      slots[parent].multiple =
+          std::max(slots[parent].multiple, slots[child].multiple);
+    }
+  }
   int64_t largest = 1;
   for (const BlockSlot& slot : slots) largest = std::max(largest, slot.extent);
   for (BlockSlot& slot : slots) {
@@ -240,13 +263,23 @@ std::vector<Candidate> KernelSearch::Rank(
     std::vector<size_t> at(slots.size(), 0);
     while (true) {
       std::vector<int64_t> blocks;
+      bool nested_ok = true;
       for (size_t s = 0; s < slots.size(); ++s) {
         blocks.push_back(slots[s].values[at[s]]);
       }
+      for (size_t s = 0; s < slots.size(); ++s) {
+        const int parent = slots[s].parent_slot;
+        if (parent >= 0 &&
+            (blocks[s] > blocks[parent] || blocks[parent] % blocks[s] != 0)) {
+          nested_ok = false;
+        }
+      }
       ++stats.enumerated;
       std::string why;
-      if (std::optional<Candidate> candidate =
-              Evaluate(blocks, launcher, &why)) {
+      if (!nested_ok) {
+        ++stats.nested;
+      } else if (std::optional<Candidate> candidate =
+                     Evaluate(blocks, launcher, &why)) {
         ranked.push_back(*std::move(candidate));
       } else if (why == "duplicate") {
         ++stats.duplicates;

@@ -30,6 +30,9 @@ struct BlockSlot {
   // 8 x packing for sublanes, 1 otherwise.
   int64_t multiple = 1;
   std::vector<int64_t> values;  // candidates, ascending
+  // The slot sizing the tile whose range this slot's tiles span (split-K's
+  // chunk around its inner loop), or -1: this block must divide that one.
+  int parent_slot = -1;
 };
 
 struct Candidate {
