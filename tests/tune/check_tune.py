@@ -28,6 +28,7 @@ import kernel_table  # noqa: E402
 
 import jax.numpy as jnp  # noqa: E402
 
+SOURCE_DIR = pathlib.Path(__file__).resolve().parents[2]
 REALISTIC = {
     "matmul": [(1024, 1024), (1024, 1024)],
     "attention": [(1, 4, 1024, 128)] * 3,
@@ -44,7 +45,7 @@ def run(args, *command, check=True):
 
 
 def flags(kernel, shapes, dtype):
-    names = kernel_table.kernel_parameters(f"examples/{kernel}.py", kernel)
+    names = kernel_table.kernel_parameters(SOURCE_DIR / "examples" / f"{kernel}.py", kernel)
     return kernel_table.arg_flags(names, shapes, dtype)
 
 
