@@ -8,7 +8,7 @@
 //   [passes.NAME]         options of a pass
 //   [backend.NAME]        options of a backend (whatever it declares)
 //   [kernels.NAME]        block_sizes = [..]   (NAME "*" = every kernel)
-//                         any backend option (tpu = "v6e", launcher = ..):
+//                         any option of the backend (e.g. a generation):
 //                         a key; the entry applies only when it matches
 //   [kernels.NAME.args]   x = "bf16[1024, 512]"
 #pragma once
@@ -64,7 +64,7 @@ struct KernelConfig {
   std::vector<LocatedString> args_types;
   std::optional<std::vector<int64_t>> block_sizes;
   // Other keys: backend options the entry is keyed by (`tessera tune`
-  // writes the generation and launcher it tuned for). An entry with keys
+  // writes the options it tuned for). An entry with keys
   // applies only when the pipeline's backend options have these values and
   // the command line's --arg types (if any) equal its args; otherwise the
   // kernel keeps its own block sizes.
