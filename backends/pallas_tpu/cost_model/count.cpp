@@ -37,29 +37,21 @@ std::string Factor(const std::string& text) {
 
 }  // namespace
 
-Count::Count(int64_t constant) {
-  if (constant != 0) terms_[{}] = constant;
-}
+Count::Count(int64_t constant) : constant_(constant) {}
 
 Count Count::Python(const std::string& text) {
   if (IsIntegerLiteral(text)) return Count(std::stoll(text));
   Count count;
-  count.terms_[{text}] = 1;
+  count.terms_.push_back(Term{{text}, 1});
   return count;
 }
 
-bool Count::is_constant() const {
-  return terms_.empty() ||
-         (terms_.size() == 1 && terms_.begin()->first.empty());
-}
+bool Count::is_constant() const { return terms_.empty(); }
 
-int64_t Count::constant() const {
-  auto it = terms_.find({});
-  return it == terms_.end() ? 0 : it->second;
-}
+int64_t Count::constant() const { return constant_; }
 
 double Count::StaticOr(double fallback) const {
-  return is_constant() ? static_cast<double>(constant()) : fallback;
+  return is_constant() ? static_cast<double>(constant_) : fallback;
 }
 
 std::string Count::ToPython() const {
@@ -80,19 +72,31 @@ std::string Count::ToPython() const {
       text += (negative ? " - " : " + ") + term;
     }
   };
-  for (const auto& [atoms, coeff] : terms_) {
-    if (!atoms.empty()) append(atoms, coeff);
-  }
-  if (constant() != 0) append({}, constant());
+  for (const Term& term : terms_) append(term.atoms, term.coefficient);
+  if (constant_ != 0) append({}, constant_);
   return text.empty() ? "0" : text;
 }
 
 Count& Count::operator+=(const Count& other) {
-  for (const auto& [atoms, coeff] : other.terms_) {
-    int64_t& sum = terms_[atoms];
-    sum += coeff;
-    if (sum == 0) terms_.erase(atoms);
+  constant_ += other.constant_;
+  if (other.terms_.empty()) return *this;
+  std::vector<Term> merged;
+  merged.reserve(terms_.size() + other.terms_.size());
+  size_t i = 0, j = 0;
+  while (i < terms_.size() || j < other.terms_.size()) {
+    if (j == other.terms_.size() ||
+        (i < terms_.size() && terms_[i].atoms < other.terms_[j].atoms)) {
+      merged.push_back(std::move(terms_[i++]));
+    } else if (i == terms_.size() || other.terms_[j].atoms < terms_[i].atoms) {
+      merged.push_back(other.terms_[j++]);
+    } else {
+      const int64_t sum = terms_[i].coefficient + other.terms_[j].coefficient;
+      if (sum != 0) merged.push_back(Term{std::move(terms_[i].atoms), sum});
+      ++i;
+      ++j;
+    }
   }
+  terms_ = std::move(merged);
   return *this;
 }
 
@@ -101,28 +105,47 @@ Count& Count::operator-=(const Count& other) {
 }
 
 Count& Count::operator*=(const Count& other) {
-  Count product;
-  for (const auto& [a_atoms, a_coeff] : terms_) {
-    for (const auto& [b_atoms, b_coeff] : other.terms_) {
-      std::vector<std::string> atoms = a_atoms;
-      atoms.insert(atoms.end(), b_atoms.begin(), b_atoms.end());
-      std::sort(atoms.begin(), atoms.end());
-      product += [&] {
-        Count term;
-        term.terms_[atoms] = a_coeff * b_coeff;
-        return term;
-      }();
+  if (other.terms_.empty()) {
+    // Scaling by a constant: the common case, in place.
+    constant_ *= other.constant_;
+    if (other.constant_ == 0) terms_.clear();
+    for (Term& term : terms_) term.coefficient *= other.constant_;
+    return *this;
+  }
+  if (terms_.empty()) {
+    const int64_t scale = constant_;
+    *this = other;
+    return *this *= Count(scale);
+  }
+  Count product(constant_ * other.constant_);
+  auto add = [&](std::vector<std::string> atoms, int64_t coefficient) {
+    std::sort(atoms.begin(), atoms.end());
+    Count term;
+    term.terms_.push_back(Term{std::move(atoms), coefficient});
+    product += term;
+  };
+  for (const Term& a : terms_) {
+    if (other.constant_ != 0) add(a.atoms, a.coefficient * other.constant_);
+    for (const Term& b : other.terms_) {
+      std::vector<std::string> atoms = a.atoms;
+      atoms.insert(atoms.end(), b.atoms.begin(), b.atoms.end());
+      add(std::move(atoms), a.coefficient * b.coefficient);
     }
   }
-  terms_ = std::move(product.terms_);
+  if (constant_ != 0) {
+    for (const Term& b : other.terms_) add(b.atoms, constant_ * b.coefficient);
+  }
+  *this = std::move(product);
   return *this;
 }
 
 std::optional<Count> Count::DividedExactly(int64_t b) const {
-  Count quotient;
-  for (const auto& [atoms, coeff] : terms_) {
-    if (coeff % b != 0) return std::nullopt;
-    quotient.terms_[atoms] = coeff / b;
+  if (constant_ % b != 0) return std::nullopt;
+  Count quotient = *this;
+  quotient.constant_ /= b;
+  for (Term& term : quotient.terms_) {
+    if (term.coefficient % b != 0) return std::nullopt;
+    term.coefficient /= b;
   }
   return quotient;
 }

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,16 +36,24 @@ class Count {
   friend Count operator-(Count a, const Count& b) { return a -= b; }
   friend Count operator*(Count a, const Count& b) { return a *= b; }
   friend bool operator==(const Count& a, const Count& b) {
-    return a.terms_ == b.terms_;
+    return a.constant_ == b.constant_ && a.terms_ == b.terms_;
   }
   // This count divided by b when every coefficient is a multiple of b (the
   // atoms are integers, so the quotient is exact).
   std::optional<Count> DividedExactly(int64_t b) const;
 
  private:
-  // Monomial (sorted atoms; empty: the constant term) -> coefficient;
-  // no zero coefficients.
-  std::map<std::vector<std::string>, int64_t> terms_;
+  // coefficient x product of atoms (sorted), never 0, atoms never empty.
+  struct Term {
+    std::vector<std::string> atoms;
+    int64_t coefficient = 0;
+    friend bool operator==(const Term& a, const Term& b) {
+      return a.coefficient == b.coefficient && a.atoms == b.atoms;
+    }
+  };
+  // Static counts (the common case) are the constant alone: no allocation.
+  int64_t constant_ = 0;
+  std::vector<Term> terms_;  // sorted by atoms, atoms unique
 };
 
 // ceil(a / b), floor(a / b), a mod b, a rounded up to a multiple of b, for
