@@ -9,6 +9,7 @@ compiler's check of tuned configs is tests/tune/check_tune.py.
 import argparse
 import pathlib
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -42,8 +43,12 @@ def tune(tessera, kernel, shapes, tpu):
                *kernel_table.arg_flags(names, shapes, "bfloat16"), f"--tpu={tpu}",
                "--top=1", "--no-verify-tpu"]
     start = time.perf_counter()
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu_after.ru_utime - cpu_before.ru_utime
+           + cpu_after.ru_stime - cpu_before.ru_stime)
+    seconds = (cpu, time.perf_counter() - start)
     if result.returncode != 0:
         raise SystemExit(f"$ {' '.join(command)}\n{result.stderr}")
     rows = {}
@@ -69,11 +74,13 @@ def main(argv):
         "--no-verify-tpu`, bf16). *Own* is the kernel's own blocks under the "
         "default pipeline's launcher (emit_pipeline). Modeled times and roofline "
         "shares come from the cost model (docs/cost_model.md); the tuning time "
-        "is the whole `tessera tune` process on this 2-core shared machine.",
+        "is the whole `tessera tune` process on this 2-core shared machine: CPU "
+        "time, and wall time (which depends on the machine's load: "
+        f"{_load()} when this table was made).",
         "",
         "| kernel | shapes | tpu | tuned launcher | tuned blocks | modeled | bound | "
         "roofline | own blocks | own modeled | own roofline | speed-up | candidates "
-        "| tune time |",
+        "| tune CPU / wall |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for kernel in kernel_table.KERNELS:
@@ -85,10 +92,14 @@ def main(argv):
             lines.append(
                 f"| {kernel} | {shape_text} | {tpu} | {best[0]} | {best[1]} | {best[2]} "
                 f"| {best[3]} | {best[4]} % | {own[1]} | {own[2]} | {own[4]} % "
-                f"| {speedup:.1f}x | {searched} | {seconds:.2f} s |")
+                f"| {speedup:.1f}x | {searched} | {seconds[0]:.2f} / {seconds[1]:.2f} s |")
             print(lines[-1], flush=True)
     args.output.write_text("\n".join(lines) + "\n")
     return 0
+
+
+def _load():
+    return "load " + pathlib.Path("/proc/loadavg").read_text().split()[0]
 
 
 def _seconds(text):
