@@ -22,9 +22,9 @@ kernel line whose code the compiler rejected (the generated module's
                            checks its best candidates so): one line per
                            module and generation in FILE, tab-separated:
                            ok|rejected, the module, the detail
-  --measure RUNS           with --results, on a host whose jax.devices()
-                           has a TPU: also time each module (a warm-up
-                           call, then RUNS timed calls, the median in
+  --measure N              with --results, on a host whose jax.devices()
+                           has a TPU: also time the first N modules (a
+                           warm-up call, then 20 timed calls, the median in
                            microseconds); elsewhere one `no-tpu` line says so
 
 `tessera compile --verify-tpu` runs this on each module it writes. The
@@ -42,6 +42,7 @@ import sys
 import tempfile
 
 GENERATIONS = ("v5e", "v6e", "v7x")
+MEASURED_RUNS = 20  # timed calls per measured module (--measure)
 # A deviceless topology per generation (jax.experimental.topologies names).
 TOPOLOGIES = {"v5e": "v5e:2x2", "v6e": "v6e:2x2", "v7x": "tpu7x:2x2x1"}
 DTYPES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "i8": "int8",
@@ -225,7 +226,7 @@ def main(argv):
     parser.add_argument("--tpu", action="append", choices=GENERATIONS)
     parser.add_argument("--kernel", help="host function (default: the module's kernel)")
     parser.add_argument("--results", type=pathlib.Path)
-    parser.add_argument("--measure", type=int, default=0, metavar="RUNS")
+    parser.add_argument("--measure", type=int, default=0, metavar="N")
     args = parser.parse_args(argv)
     if len(args.module) > 1 and args.results is None:
         parser.error("several modules need --results FILE")
@@ -256,7 +257,7 @@ def verify_batch(args, dump_dir):
     for item in args.arg:
         name, _, spelling = item.partition("=")
         given[name.strip()] = parse_type(spelling)
-    for path in args.module:
+    for index, path in enumerate(args.module):
         module_path = path.resolve()
         try:
             _, kernel, generated_for = module_header(module_path)
@@ -268,15 +269,18 @@ def verify_batch(args, dump_dir):
         except (ValueError, OSError, SyntaxError, AttributeError) as error:
             lines.append(f"rejected\t{path}\t{error}")
             continue
+        compiles = True
         for generation in args.tpu or [generated_for]:
             try:
                 compiled = compile_tpu(function, specs, generation)
             except Exception as error:  # The compiler's verdict, reported.
                 lines.append(f"rejected\t{path}\t{compiler_error(error)}")
+                compiles = False
                 continue
             lines.append(f"ok\t{path}\t{describe(compiled)}")
-        if measure_on is not None:
-            lines.append(f"measured\t{path}\t{measure(function, specs, measure_on, args.measure):.2f}")
+        if compiles and measure_on is not None and index < args.measure:
+            micros = measure(function, specs, measure_on, MEASURED_RUNS)
+            lines.append(f"measured\t{path}\t{micros:.2f}")
     args.results.write_text("".join(line.replace("\n", " ") + "\n" for line in lines))
     return 0
 

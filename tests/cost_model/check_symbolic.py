@@ -1,5 +1,6 @@
 """The pl.CostEstimate of a shape-generic kernel (compiled without --arg) is
-a Python expression of the host's sizes; traced at a shape (f32: the
+a Python expression of the host's sizes (byte-stable, pyflakes-clean);
+traced at a shape (f32: the
 dtype a shape-generic kernel assumes), it must give the
 numbers `--emit=report` gives for that shape with --arg, for every example
 under every launcher, at even and ragged shapes.
@@ -87,8 +88,16 @@ def main(argv):
                 module_path = pathlib.Path(tmp) / f"{kernel}_{launcher}.py"
                 compile_kernel(args.tessera, args.source_dir, kernel, launcher,
                                module_path)
-                assert "cost_estimate=pl.CostEstimate(" in module_path.read_text(), \
+                text = module_path.read_text()
+                assert "cost_estimate=pl.CostEstimate(" in text, \
                     f"{kernel} {launcher}: no cost_estimate"
+                # Byte-stable and pyflakes-clean.
+                again = compile_kernel(args.tessera, args.source_dir, kernel,
+                                       launcher, "-")
+                assert again == text, f"{kernel} {launcher}: output differs between runs"
+                lint = subprocess.run([sys.executable, "-m", "pyflakes", str(module_path)],
+                                      capture_output=True, text=True)
+                assert lint.returncode == 0, (kernel, launcher, lint.stdout)
                 for label, shapes in kernel_table.SPECS[kernel].shapes.items():
                     shapes = RANK_OF_GENERIC.get(kernel, {}).get(label, shapes)
                     flags = kernel_table.arg_flags(names, shapes, "float32")

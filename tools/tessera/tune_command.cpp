@@ -306,6 +306,9 @@ absl::Status RunTune(const CliOptions& options, Session& session) {
           top.size(),
           std::chrono::duration<double>(Clock::now() - verify_start).count());
     }
+    if (options.tune.measure > 0 && !options.tune.verify_tpu) {
+      note = "needs the real compiler's check (drop --no-verify-tpu)";
+    }
     if (!note.empty()) std::cout << "  --measure: " << note << "\n";
     std::cout << fmt::format(
         "  {:>4}  {:<14} {:<22} {:>11} {:<14} {:>6} "
