@@ -44,6 +44,9 @@ class Benchmark:
     flops: object = None  # shapes -> floating-point operations (compute-bound)
     pallas: object = None  # (arrays, interpret) -> jax.experimental.pallas.ops.gpu result
     bytes_moved: object = None  # shapes, itemsize -> bytes read + written
+    # size -> the kernel's block sizes ([kernels.NAME] block_sizes), where
+    # the frontend's default 128 would not fit the GPU's registers.
+    block_sizes: dict = dataclasses.field(default_factory=dict)
 
 
 def _rows_bytes(count):
@@ -95,20 +98,23 @@ def _pallas_norm(name):
     return run
 
 
+# One 8192-wide row per program: 128 rows would be a million-element tile.
+_ONE_ROW = {"target": [1]}
+
 BENCHMARKS = {
     "add": Benchmark({"tiny": [(64, 64)] * 2, "target": [(8192, 8192)] * 2}, "bfloat16",
                      lambda x, y: x + y, bytes_moved=_rows_bytes(3)),
     "softmax": Benchmark({"tiny": [(64, 64)], "target": [(8192, 8192)]}, "bfloat16",
                          lambda x: jax.nn.softmax(x.astype(jnp.float32), axis=-1).astype(x.dtype),
                          pallas=lambda a, interpret: _ops_gpu("softmax")(a[0], interpret=interpret),
-                         bytes_moved=_rows_bytes(2)),
+                         bytes_moved=_rows_bytes(2), block_sizes=_ONE_ROW),
     "layer_norm": Benchmark({"tiny": [(64, 64), (64,), (64,)],
                              "target": [(8192, 8192), (8192,), (8192,)]}, "bfloat16",
                             _layer_norm, pallas=_pallas_norm("layer_norm"),
-                            bytes_moved=_rows_bytes(2)),
+                            bytes_moved=_rows_bytes(2), block_sizes=_ONE_ROW),
     "rms_norm": Benchmark({"tiny": [(64, 64), (64,)], "target": [(8192, 8192), (8192,)]},
                           "bfloat16", _rms_norm, pallas=_pallas_norm("rms_norm"),
-                          bytes_moved=_rows_bytes(2)),
+                          bytes_moved=_rows_bytes(2), block_sizes=_ONE_ROW),
     "matmul": Benchmark({"tiny": [(64, 64)] * 2, "target": [(4096, 4096)] * 2}, "bfloat16",
                         lambda x, y: jnp.dot(x, y, preferred_element_type=jnp.float32).astype(x.dtype),
                         flops=lambda s: 2 * s[0][0] * s[0][1] * s[1][1]),
@@ -133,9 +139,15 @@ def compile_modules(tessera, source_dir, kernels, size, out_dir):
         spelling = {"bfloat16": "bf16", "float32": "f32"}[bench.dtype]
         flags = [f"--arg={p}={spelling}[{', '.join(map(str, s))}]"
                  for p, s in zip(params, bench.shapes[size])]
-        subprocess.run([tessera, "compile", f"examples/{name}.py",
-                        "--config=configs/pallas_gpu_triton.toml", "--emit=code",
-                        *flags, f"--output={out_dir}/"], cwd=source_dir, check=True)
+        config = (source_dir / "configs/pallas_gpu_triton.toml").read_text()
+        if size in bench.block_sizes:
+            config += (f"\n[kernels.{name}]\nblock_sizes = "
+                       f"[{', '.join(map(str, bench.block_sizes[size]))}]\n")
+        config_path = out_dir / f"{name}.toml"
+        config_path.write_text(config)
+        subprocess.run([tessera, "compile", f"examples/{name}.py", f"--config={config_path}",
+                        "--emit=code", *flags, f"--output={out_dir}/"], cwd=source_dir,
+                       check=True)
 
 
 def _parameters(example, kernel):
@@ -233,6 +245,8 @@ def main(argv):
     parser.add_argument("--modules", type=pathlib.Path, required=True,
                         help="folder of <kernel>_pallas.py (written there with --compile)")
     parser.add_argument("--compile", metavar="TESSERA", help="tessera binary: generate first")
+    parser.add_argument("--compile-only", action="store_true",
+                        help="generate the modules and stop (to carry them to a GPU)")
     parser.add_argument("--source-dir", type=pathlib.Path, default=pathlib.Path("."))
     parser.add_argument("--kernel", action="append", choices=sorted(BENCHMARKS))
     parser.add_argument("--size", choices=("tiny", "target"), default="target")
@@ -248,6 +262,8 @@ def main(argv):
     if args.compile:
         compile_modules(args.compile, args.source_dir.resolve(), kernels, args.size,
                         args.modules)
+        if args.compile_only:
+            return 0
     entries = []
     for name in kernels:
         kernel = load_kernel(args.modules / f"{name}_pallas.py", name)
