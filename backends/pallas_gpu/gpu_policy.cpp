@@ -1,6 +1,7 @@
 #include "gpu_policy.h"
 
 #include <algorithm>
+#include <set>
 
 #include "fmt/format.h"
 
@@ -46,8 +47,22 @@ void Measure(const Block& body, int loop_depth, Footprint& footprint) {
     };
     for (const Value& result : stmt.results) tile(result.type);
     ForEachRootExpr(stmt, [&](const Expr& root) {
+      // A dot's operands loaded from refs go through shared memory (Triton
+      // stages them there for the MMA), not registers: the sweep's bf16
+      // 128x128x256 matmul compiles at 8 warps, though its 128x256 operand
+      // alone would ask for 16.
+      std::set<const Expr*> staged;
       WalkExpr(root, [&](const Expr& expr) {
-        tile(expr.type);
+        if (expr.op != OpKind::kDot) return;
+        for (size_t i = 0; i < expr.operands.size() && i < 2; ++i) {
+          const Expr& operand = *expr.operands[i];
+          if (operand.op == OpKind::kSubscript || operand.op == OpKind::kLoad) {
+            staged.insert(&operand);
+          }
+        }
+      });
+      WalkExpr(root, [&](const Expr& expr) {
+        if (!staged.count(&expr)) tile(expr.type);
         if (expr.op != OpKind::kDot || expr.operands.size() < 2) return;
         const int64_t bytes = StaticBytes(expr.operands[0]->type) +
                               StaticBytes(expr.operands[1]->type);
@@ -89,12 +104,14 @@ GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
   if (request.num_warps > 0) {
     launch.num_warps = request.num_warps;
   } else if (needed > max_warps) {
+    // Emitted with the most warps when legality is not checked (the sweep
+    // compiles it so to see that the compiler agrees).
+    launch.num_warps = max_warps;
     launch.problem = fmt::format(
         "a tile of {} elements needs {} warps to stay within {} values per "
         "thread (at most {} warps per program{}); choose smaller blocks",
         footprint.largest_tile_elements, needed, kGpuValuesPerThread, max_warps,
         max_warps == kGpuMaxWarps ? "" : " with a dot");
-    return launch;
   } else {
     launch.num_warps = std::max(kGpuMinWarps, needed);
   }
@@ -115,7 +132,8 @@ GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
       --launch.num_stages;
     }
   }
-  if (shared_bytes(launch.num_stages) > kGpuSharedMemoryBytes) {
+  if (!launch.problem &&
+      shared_bytes(launch.num_stages) > kGpuSharedMemoryBytes) {
     launch.problem = fmt::format(
         "the dot operands need {} of shared memory per stage, {} with "
         "num_stages {}: more than the GPU's {} per program; choose smaller "

@@ -150,11 +150,17 @@ def run_row(args, kernel, launcher, dtype, label, cubin, reference, work):
     return cells
 
 
-def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__)
+def tessera_parser(description):
+    """The arguments every GPU check script takes: the driver and the tree."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--tessera", required=True)
     parser.add_argument("--source-dir", type=pathlib.Path, required=True)
     parser.add_argument("--work-dir", type=pathlib.Path)
+    return parser
+
+
+def main(argv):
+    parser = tessera_parser(__doc__)
     parser.add_argument("--kernel", action="append", help="default: every kernel")
     parser.add_argument("--launcher", action="append", choices=sorted(CASES))
     parser.add_argument("--skip", action="append", default=[], metavar="ROW",
