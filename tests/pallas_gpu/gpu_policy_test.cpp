@@ -136,5 +136,26 @@ TEST(GpuTriton, HalfPrecisionDivisionAndSumRunInF32) {
   EXPECT_TRUE(Contains(result.code, ".astype(jnp.float32) / ")) << result.code;
 }
 
+// Pallas's Triton atomics take an index tuple, never an Ellipsis.
+TEST(GpuTriton, WholeBlockAtomicIsATupleOfSlices) {
+  Result result = Emit(ReadInput("split_k.tir"));
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code,
+                       "pltriton.atomic_add(out, (slice(None),) * "
+                       "len(out.shape), "))
+      << result.code;
+}
+
+TEST(GpuMosaic, PartialAxisReductionIsALocatedError) {
+  GpuModuleOptions options;
+  options.launcher = Launcher::kMosaicGpu;
+  Result result = Emit(ReadInput("softmax.tir"), options);
+  EXPECT_FALSE(result.ok);
+  EXPECT_TRUE(Contains(result.diagnostics,
+                       "softmax.tir:6:5: error: the mosaic launcher of "
+                       "pallas-gpu does not lower reductions"))
+      << result.diagnostics;
+}
+
 }  // namespace
 }  // namespace tessera::pallas
