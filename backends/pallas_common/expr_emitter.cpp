@@ -137,6 +137,16 @@ std::string ExprEmitter::DotOperand(const Expr& operand, int64_t) {
   return Emit(operand);
 }
 
+bool ExprEmitter::IsHalfFloatTensor(const Expr& expr) const {
+  return HalfFloatMathInF32() && expr.type.is_tensor() &&
+         (expr.type.dtype == DType::kBF16 || expr.type.dtype == DType::kF16);
+}
+
+std::string ExprEmitter::F32Operand(const Expr& operand) {
+  if (!IsHalfFloatTensor(operand)) return Sub(operand);
+  return fmt::format("{}.astype(jnp.float32)", Sub(operand));
+}
+
 std::string ExprEmitter::Sub(const Expr& expr) {
   auto operand = [&](size_t i) { return Sub(*expr.operands[i]); };
   auto call = [&](std::string_view jnp_name) {
@@ -171,6 +181,11 @@ std::string ExprEmitter::Sub(const Expr& expr) {
   };
   auto binary = [&](std::string_view op) {
     return narrowed(fmt::format("({} {} {})", widened(0), op, widened(1)));
+  };
+  auto half_in_f32 = [&](std::string_view op) {
+    const DType dtype = expr.type.dtype;
+    return fmt::format("({} {} {}).astype({})", F32Operand(*expr.operands[0]),
+                       op, F32Operand(*expr.operands[1]), JnpDType(dtype));
   };
   switch (expr.op) {
     case OpKind::kVar:
@@ -267,7 +282,7 @@ std::string ExprEmitter::Sub(const Expr& expr) {
     case OpKind::kMul:
       return binary("*");
     case OpKind::kDiv:
-      return binary("/");
+      return IsHalfFloatTensor(expr) ? half_in_f32("/") : binary("/");
     case OpKind::kFloorDiv:
       return binary("//");
     case OpKind::kMod:
@@ -393,6 +408,13 @@ std::string ExprEmitter::Reduction(const Expr& expr) {
     }
     axis += dims.size() == 1 ? ",)" : ")";
   }
+  const bool sums = expr.op == OpKind::kSum || expr.op == OpKind::kMean;
+  if (sums && IsHalfFloatTensor(expr)) {
+    return fmt::format("{}({}, axis={}{}, dtype=jnp.float32).astype({})", fn,
+                       input_text, axis,
+                       keepdim && *keepdim ? ", keepdims=True" : "",
+                       JnpDType(expr.type.dtype));
+  }
   return fmt::format("{}({}, axis={}{})", fn, input_text, axis,
                      keepdim && *keepdim ? ", keepdims=True" : "");
 }
@@ -419,8 +441,21 @@ std::string ExprEmitter::Dot(const Expr& expr) {
   const Expr& b = b_t ? *expr.operands[1]->operands[0] : *expr.operands[1];
   const size_t rank_a = a.type.shape.size();
   const size_t rank_b = b.type.shape.size();
+  // A batch of one on a target whose dots are 2-D: the batch dim is
+  // reshaped away and back.
+  const bool squeeze_batch = rank_a == 3 && rank_b == 3 && TwoDimDotsOnly() &&
+                             a.type.shape[0] == Dim::Static(1) &&
+                             b.type.shape[0] == Dim::Static(1);
+  if (rank_a == 3 && TwoDimDotsOnly() && !squeeze_batch) {
+    Fail(
+        "a batched dot needs a batch block of 1 on this target (its dots "
+        "are 2-D)");
+    return "None";
+  }
   std::string dims;
-  if (rank_a == rank_b && (rank_a == 2 || rank_a == 3)) {
+  if (squeeze_batch) {
+    dims = fmt::format("((({},), ({},)), ((), ()))", a_t ? 0 : 1, b_t ? 1 : 0);
+  } else if (rank_a == rank_b && (rank_a == 2 || rank_a == 3)) {
     const size_t batch = rank_a - 2;
     const size_t a_contract = a_t ? batch : batch + 1;
     const size_t b_contract = b_t ? batch + 1 : batch;
@@ -439,6 +474,15 @@ std::string ExprEmitter::Dot(const Expr& expr) {
       DotOperand(a, static_cast<int64_t>(rank_a) - (a_t ? 2 : 1));
   std::string b_text =
       DotOperand(b, static_cast<int64_t>(rank_b) - (b_t ? 1 : 2));
+  if (squeeze_batch) {
+    const auto unbatched = [&](const std::string& text, const Expr& operand) {
+      const Shape& shape = operand.type.shape;
+      return fmt::format("jnp.reshape({}, {})", text,
+                         ShapeTuple(Shape(shape.begin() + 1, shape.end())));
+    };
+    a_text = unbatched(a_text, a);
+    b_text = unbatched(b_text, b);
+  }
   if (a.type.dtype != b.type.dtype) {
     // Mixed operands (f32 probabilities x bf16 values) meet in the
     // promoted dtype, as in PyTorch.
@@ -455,6 +499,10 @@ std::string ExprEmitter::Dot(const Expr& expr) {
                   a_text, b_text, dims, preferred);
   if (JnpDType(result) != preferred) {
     text = fmt::format("{}.astype({})", text, JnpDType(result));
+  }
+  if (squeeze_batch) {
+    text =
+        fmt::format("jnp.reshape({}, {})", text, ShapeTuple(expr.type.shape));
   }
   if (expr.operands.size() == 3) {
     return fmt::format("({} + {})", Sub(*expr.operands[2]), text);

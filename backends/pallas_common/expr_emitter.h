@@ -44,9 +44,19 @@ class ExprEmitter {
   virtual std::string MathFunction(std::string_view jnp_name, const Expr&) {
     return std::string(jnp_name);
   }
+  // True: divisions and sums of bf16/f16 tensors are computed in f32 and
+  // the result cast back (Pallas's Triton lowering divides only f32/f64,
+  // and a half-precision sum would accumulate in half precision).
+  virtual bool HalfFloatMathInF32() const { return false; }
+  // True: dots are 2-D only (Pallas's Triton lowering has no batch dims);
+  // a batched dot's batch block must be 1.
+  virtual bool TwoDimDotsOnly() const { return false; }
   void Fail(std::string message) { errors_.push_back(std::move(message)); }
 
  private:
+  bool IsHalfFloatTensor(const Expr& expr) const;
+  // The operand as an f32 tensor when it is a half-precision one.
+  std::string F32Operand(const Expr& operand);
   std::string Reduction(const Expr& expr);
   std::string Dot(const Expr& expr);
   std::string Subscript(const Expr& expr);

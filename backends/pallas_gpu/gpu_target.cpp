@@ -1,6 +1,7 @@
 #include "gpu_target.h"
 
 #include "fmt/format.h"
+#include "gpu_policy.h"
 
 namespace tessera::pallas {
 namespace {
@@ -60,7 +61,7 @@ class GpuTarget : public PallasTarget {
       const HostBindings& host, const EmitOptions& options,
       DiagnosticEngine& diagnostics) const override {
     if (plan.launcher == Launcher::kMosaicGpu) {
-      ReportMosaicDots(module, *plan.device, diagnostics);
+      ReportMosaicUnsupported(module, *plan.device, diagnostics);
     }
     return MakeGpuEmitter(module, plan, state, host, options, diagnostics);
   }
@@ -75,7 +76,8 @@ class GpuTarget : public PallasTarget {
                            const std::string& value) const override {
     std::string tuple;
     if (index == "...") {
-      tuple = "...";
+      // The whole block; Pallas's Triton atomics take no Ellipsis.
+      tuple = fmt::format("(slice(None),) * len({}.shape)", ref);
     } else {
       std::vector<std::string> items = TopLevelItems(index);
       for (size_t i = 0; i < items.size(); ++i) {
@@ -96,12 +98,15 @@ class GpuTarget : public PallasTarget {
     cost.problem = "pallas-gpu has no cost model";
     if (plan.launcher == Launcher::kMosaicGpu) {
       // No compiler_params: pallas_call lowers with Mosaic GPU on cuda.
-      return std::nullopt;
+      return options_.check_legality ? MosaicSharedMemoryProblem(plan)
+                                     : std::nullopt;
     }
+    const GpuLaunch launch = Launch(plan);
+    if (launch.problem && options_.check_legality) return launch.problem;
     out.Line(
         fmt::format("compiler_params=pltriton.CompilerParams(num_warps={}, "
                     "num_stages={}),",
-                    options_.num_warps, options_.num_stages));
+                    launch.num_warps, launch.num_stages));
     return std::nullopt;
   }
   std::vector<std::pair<std::string, std::string>> Imports() const override {
@@ -111,27 +116,68 @@ class GpuTarget : public PallasTarget {
   }
   std::string HeaderDetails(const KernelPlan& plan) const override {
     if (plan.launcher == Launcher::kMosaicGpu) return "launcher mosaic";
+    const GpuLaunch launch = Launch(plan);
     return fmt::format("launcher triton, num_warps {}, num_stages {}",
-                       options_.num_warps, options_.num_stages);
+                       launch.num_warps, launch.num_stages);
   }
 
  private:
-  static void ReportMosaicDots(const Module& module, const Function& device,
-                               DiagnosticEngine& diagnostics) {
+  GpuLaunch Launch(const KernelPlan& plan) const {
+    return ChooseGpuLaunch(
+        plan, GpuLaunchRequest{options_.num_warps, options_.num_stages});
+  }
+  // Mosaic GPU stages every ref's block in shared memory.
+  static std::optional<std::string> MosaicSharedMemoryProblem(
+      const KernelPlan& plan) {
+    int64_t total = 0;
+    for (const RefPlan& ref : plan.refs) {
+      int64_t bytes = DTypeBytes(ref.type.dtype);
+      for (const BlockDim& dim : RefBlockDims(ref)) bytes *= dim.size;
+      total += bytes;
+    }
+    if (total <= kGpuSharedMemoryBytes) return std::nullopt;
+    return fmt::format(
+        "the blocks of the mosaic launcher take {} KiB of shared memory, "
+        "more than the GPU's {} KiB per program; choose smaller blocks",
+        total / 1024, kGpuSharedMemoryBytes / 1024);
+  }
+
+  // What Pallas's Mosaic GPU lowering (jax 0.10) does not take from this
+  // launcher yet: jnp dots, and reductions over some of the axes of a
+  // loaded block ("No support for axes yet" for its strided layout).
+  static void ReportMosaicUnsupported(const Module& module,
+                                      const Function& device,
+                                      DiagnosticEngine& diagnostics) {
     bool reported = false;
     WalkStmts(device.body, [&](const Stmt& stmt) {
       ForEachRootExpr(stmt, [&](const Expr& root) {
         WalkExpr(root, [&](const Expr& expr) {
-          if (expr.op != OpKind::kDot || reported) return;
-          reported = true;
-          diagnostics.Error(
-              module.source_file, stmt.loc,
-              "the mosaic launcher of pallas-gpu does not lower dots yet "
-              "(they need plgpu.wgmma with an f32 plgpu.ACC accumulator); use "
-              "configs/pallas_gpu_triton.toml");
+          if (reported) return;
+          if (expr.op == OpKind::kDot) {
+            reported = true;
+            diagnostics.Error(
+                module.source_file, stmt.loc,
+                "the mosaic launcher of pallas-gpu does not lower dots yet "
+                "(they need plgpu.wgmma with an f32 plgpu.ACC accumulator); "
+                "use configs/pallas_gpu_triton.toml");
+          } else if (IsReduction(expr.op) && !expr.operands.empty() &&
+                     expr.type.rank() != 0) {
+            reported = true;
+            diagnostics.Error(
+                module.source_file, stmt.loc,
+                "the mosaic launcher of pallas-gpu does not lower reductions "
+                "over some axes of a block yet (Mosaic GPU reduces a loaded "
+                "block over all its axes only); use "
+                "configs/pallas_gpu_triton.toml");
+          }
         });
       });
     });
+  }
+
+  static bool IsReduction(OpKind op) {
+    return op == OpKind::kSum || op == OpKind::kAmax || op == OpKind::kAmin ||
+           op == OpKind::kMean;
   }
 
   GpuModuleOptions options_;

@@ -19,8 +19,8 @@ class PallasGpuBackend : public Backend {
     const std::string launcher = options.GetString("launcher", "triton");
     gpu.launcher =
         launcher == "mosaic" ? Launcher::kMosaicGpu : Launcher::kTriton;
-    gpu.num_warps = options.GetInt("num_warps", 4);
-    gpu.num_stages = options.GetInt("num_stages", 3);
+    gpu.num_warps = options.GetInt("num_warps", 0);
+    gpu.num_stages = options.GetInt("num_stages", 0);
     gpu.check_legality = options.GetBool("check_legality", true);
     std::vector<EmittedFile> files;
     size_t failures = 0;
@@ -64,13 +64,18 @@ bool Register(PluginRegistrar* registrar) {
   };
   option("launcher", OptionType::kString, std::string("triton"),
          "the Pallas GPU lowering", {"triton", "mosaic"});
-  option("num_warps", OptionType::kInt, int64_t{4},
-         "triton: warps per program (CompilerParams)", {});
-  option("num_stages", OptionType::kInt, int64_t{3},
-         "triton: software-pipeline stages of inner-loop loads", {});
+  option("num_warps", OptionType::kInt, int64_t{0},
+         "triton: warps per program (CompilerParams); 0: from the largest "
+         "tile, 64 values per thread",
+         {});
+  option("num_stages", OptionType::kInt, int64_t{0},
+         "triton: software-pipeline stages of inner-loop loads; 0: up to 3, "
+         "as many as the dot operands fit in 227 KiB of shared memory",
+         {});
   option("check_legality", OptionType::kBool, true,
-         "reject blocks that are not powers of two at compile time (false: "
-         "emit them as asked)",
+         "reject blocks that are not powers of two, or that fit no launch "
+         "(registers, shared memory), at compile time (false: emit them as "
+         "asked)",
          {});
   registrar->AddBackend(std::move(info));
   return true;

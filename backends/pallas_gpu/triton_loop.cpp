@@ -28,6 +28,8 @@ class TritonLoopEmitter : public DeviceEmitter {
   using DeviceEmitter::DeviceEmitter;
 
  protected:
+  bool HalfFloatMathInF32() const override { return true; }
+  bool TwoDimDotsOnly() const override { return true; }
   bool EmitInnerLoop(const Stmt& loop, PyLines& out) override {
     const std::string index = SanitizeIdentifier(loop.vars[0].name);
     const LoopBounds bounds = Bounds(loop);

@@ -1,0 +1,46 @@
+// How a pallas-gpu kernel is launched when the config leaves it open:
+// warps per program from the register footprint of its largest tile value,
+// software-pipeline stages from the shared memory its dots need, and the
+// located errors for kernels that fit neither (the GPU counterpart of the
+// TPU's VMEM budget).
+#pragma once
+
+#include <cstdint>
+
+#include <optional>
+#include <string>
+
+#include "kernel_plan.h"
+
+namespace tessera::pallas {
+
+// H100 (sm_90): shared memory one program may use.
+inline constexpr int64_t kGpuSharedMemoryBytes = 227 * 1024;
+// Register budget of the policy: values of the largest tile per thread (a
+// thread has at most 255 registers; operands and temporaries need the rest).
+inline constexpr int64_t kGpuValuesPerThread = 64;
+inline constexpr int64_t kGpuMinWarps = 4;
+inline constexpr int64_t kGpuMaxWarps = 16;
+inline constexpr int64_t kGpuMaxWarpsWithDots = 8;
+inline constexpr int64_t kGpuDefaultStages = 3;
+
+// What the config asks for: 0 leaves the choice to the policy.
+struct GpuLaunchRequest {
+  int64_t num_warps = 0;
+  int64_t num_stages = 0;
+};
+
+struct GpuLaunch {
+  int64_t num_warps = kGpuMinWarps;
+  int64_t num_stages = kGpuDefaultStages;
+  // What the kernel's footprint was taken to be (for messages and docs).
+  int64_t largest_tile_elements = 0;
+  int64_t shared_bytes_per_stage = 0;
+  // Set when no launch fits: the reason, for a located error.
+  std::optional<std::string> problem;
+};
+
+GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
+                          const GpuLaunchRequest& request);
+
+}  // namespace tessera::pallas

@@ -1,0 +1,161 @@
+// The pallas-gpu launch policy and the Triton launcher's GPU spellings, on
+// the outlined IR of tests/pallas_tpu/inputs.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gpu_target.h"
+#include "tessera/ir/text.h"
+
+namespace tessera::pallas {
+namespace {
+
+std::string ReadInput(const std::string& name) {
+  std::ifstream in(std::string(PALLAS_INPUTS) + "/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string Replaced(std::string text, const std::string& from,
+                     const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+struct Result {
+  std::string code;
+  std::string diagnostics;
+  bool ok = false;
+};
+
+Result Emit(const std::string& text, GpuModuleOptions options = {}) {
+  Result result;
+  DiagnosticEngine diagnostics;
+  auto module = ParseModule(text, "input.tir", diagnostics);
+  if (!module.ok()) {
+    result.diagnostics = diagnostics.RenderAll();
+    return result;
+  }
+  for (const Function& function : module->functions) {
+    if (function.kind != FunctionKind::kHost) continue;
+    auto file = EmitGpuKernelModule(*module, function, options, diagnostics);
+    if (!file.ok()) {
+      result.diagnostics = diagnostics.RenderAll();
+      return result;
+    }
+    result.code += file->contents;
+  }
+  result.ok = true;
+  return result;
+}
+
+// 256^3 f32 matmul with 128x128x128 blocks (the TPU pipeline's output; its
+// TPU-only properties dropped).
+std::string Matmul() {
+  return Replaced(ReadInput("cost_matmul.tir"),
+                  ", pre_broadcast, atomic_accumulated", "");
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// 128x128 f32 blocks: 8 warps keep the accumulator at 64 values per
+// thread; 128 KiB of operands per stage leave room for one stage only.
+TEST(GpuPolicy, F32MatmulGetsEightWarpsAndOneStage) {
+  Result result = Emit(Matmul());
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code,
+                       "pltriton.CompilerParams(num_warps=8, num_stages=1)"))
+      << result.code;
+  EXPECT_TRUE(Contains(result.code,
+                       "launcher triton, num_warps 8, "
+                       "num_stages 1"));
+}
+
+TEST(GpuPolicy, Bf16MatmulKeepsThreeStages) {
+  std::string text = Matmul();
+  text = Replaced(text, "x: ref<f32[", "x: ref<bf16[");
+  text = Replaced(text, "y: ref<f32[", "y: ref<bf16[");
+  Result result = Emit(text);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code,
+                       "pltriton.CompilerParams(num_warps=8, num_stages=3)"))
+      << result.code;
+}
+
+TEST(GpuPolicy, StagesThatOverflowSharedMemoryAreALocatedError) {
+  GpuModuleOptions options;
+  options.num_stages = 2;
+  Result result = Emit(Matmul(), options);
+  EXPECT_FALSE(result.ok);
+  EXPECT_TRUE(Contains(result.diagnostics, "examples/matmul.py:26:5: error:"))
+      << result.diagnostics;
+  EXPECT_TRUE(Contains(result.diagnostics, "256.0 KiB with num_stages 2"))
+      << result.diagnostics;
+}
+
+TEST(GpuPolicy, ConfiguredWarpsAreKept) {
+  GpuModuleOptions options;
+  options.num_warps = 4;
+  Result result = Emit(Matmul(), options);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code, "num_warps=4, num_stages=1"));
+}
+
+TEST(GpuPolicy, TileTooLargeForSixteenWarpsIsALocatedError) {
+  std::string text = Matmul();
+  text = Replaced(text, "256", "1024");
+  text = Replaced(text, "128", "512");
+  Result result = Emit(text);
+  EXPECT_FALSE(result.ok);
+  EXPECT_TRUE(Contains(result.diagnostics, "a tile of 262144 elements"))
+      << result.diagnostics;
+}
+
+// Pallas's Triton lowering has no batch dims in dot_general.
+TEST(GpuTriton, BatchedDotWithABatchBlockOfOneIsTwoDimensional) {
+  Result result = Emit(ReadInput("bmm.tir"));
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code, "jnp.reshape(")) << result.code;
+  EXPECT_FALSE(Contains(result.code, "((0,), (0,))")) << result.code;
+}
+
+// Triton divides only f32/f64: a bf16 division is computed in f32.
+TEST(GpuTriton, HalfPrecisionDivisionAndSumRunInF32) {
+  Result result = Emit(Replaced(ReadInput("softmax.tir"), "f32", "bf16"));
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code, "dtype=jnp.float32).astype(jnp.bfloat16)"))
+      << result.code;
+  EXPECT_TRUE(Contains(result.code, ".astype(jnp.float32) / ")) << result.code;
+}
+
+// Pallas's Triton atomics take an index tuple, never an Ellipsis.
+TEST(GpuTriton, WholeBlockAtomicIsATupleOfSlices) {
+  Result result = Emit(ReadInput("split_k.tir"));
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code,
+                       "pltriton.atomic_add(out, (slice(None),) * "
+                       "len(out.shape), "))
+      << result.code;
+}
+
+TEST(GpuMosaic, PartialAxisReductionIsALocatedError) {
+  GpuModuleOptions options;
+  options.launcher = Launcher::kMosaicGpu;
+  Result result = Emit(ReadInput("softmax.tir"), options);
+  EXPECT_FALSE(result.ok);
+  EXPECT_TRUE(Contains(result.diagnostics,
+                       "softmax.tir:6:5: error: the mosaic launcher of "
+                       "pallas-gpu does not lower reductions"))
+      << result.diagnostics;
+}
+
+}  // namespace
+}  // namespace tessera::pallas
