@@ -284,6 +284,12 @@ std::string ExprEmitter::Sub(const Expr& expr) {
       return binary("&");
     case OpKind::kOr:
       return binary("|");
+    case OpKind::kXor:
+      return binary("^");
+    case OpKind::kShl:
+      return binary("<<");
+    case OpKind::kShr:
+      return binary(">>");
     case OpKind::kCdiv:
       return call("pl.cdiv");
     case OpKind::kEq:

@@ -36,7 +36,11 @@ std::string HostParameters(const Function& host, PyLines& static_checks) {
     if (auto it = statics.find(position); it != statics.end()) {
       const auto& [name, literal] = it->second;
       params += fmt::format("{}={}, ", name, literal);
-      static_checks.Line(fmt::format("if {} != {}:", name, literal));
+      // `is not None`: a tensor passed for an argument compiled as None
+      // must not be compared elementwise.
+      static_checks.Line(literal == "None"
+                             ? fmt::format("if {} is not None:", name)
+                             : fmt::format("if {} != {}:", name, literal));
       static_checks.Indent();
       static_checks.Line(fmt::format(
           "raise ValueError({} % ({},))",

@@ -73,6 +73,14 @@ const std::vector<std::string>& KnownFunctions() {
                                    "helion.language.atomic_add",
                                    "helion.language.atomic_max",
                                    "helion.language.atomic_min",
+                                   "helion.language.register_tunable",
+                                   "helion.language.barrier",
+                                   "helion.autotuner.PowerOfTwoFragment",
+                                   "helion.autotuner.IntegerFragment",
+                                   "helion.autotuner.EnumFragment",
+                                   "helion.autotuner.BooleanFragment",
+                                   "helion.cdiv",
+                                   "helion.next_power_of_2",
                                    "math.sqrt",
                                    "math.exp",
                                    "math.log",
@@ -128,6 +136,8 @@ Val KernelLowering::CallFunction(const std::string& path, CallArgs& args) {
   if (std::optional<Val> result = CallMathConstant(site, args))
     return std::move(*result);
   if (std::optional<Val> result = CallBuiltin(site, args))
+    return std::move(*result);
+  if (std::optional<Val> result = CallTunable(site, args))
     return std::move(*result);
   return UnknownFunction(site, args);
 }

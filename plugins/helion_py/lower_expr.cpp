@@ -70,6 +70,12 @@ std::optional<OpKind> BinaryOpKind(BinaryOp op) {
       return OpKind::kAnd;
     case BinaryOp::kBitOr:
       return OpKind::kOr;
+    case BinaryOp::kBitXor:
+      return OpKind::kXor;
+    case BinaryOp::kShl:
+      return OpKind::kShl;
+    case BinaryOp::kShr:
+      return OpKind::kShr;
     default:
       return std::nullopt;
   }
@@ -115,6 +121,8 @@ std::string Describe(const Val& value) {
       return "slice";
     case ValKind::kCallable:
       return "lambda";
+    case ValKind::kCallTimeInt:
+      return "a size known only at call time";
   }
   return "value";
 }

@@ -41,7 +41,10 @@ TileVal KernelLowering::AllocateTileDim(const Val* explicit_block,
   tile_usage_.push_back(0);
   tile_extents_.push_back(extent);
   int64_t block = 0;
-  if (explicit_block && explicit_block->kind != ValKind::kNone) {
+  // A block size Helion derives from shapes at call time is Tessera's to
+  // choose, as if none were given.
+  if (explicit_block && explicit_block->kind != ValKind::kNone &&
+      explicit_block->kind != ValKind::kCallTimeInt) {
     if (explicit_block->kind == ValKind::kInt && explicit_block->i > 0) {
       block = explicit_block->i;
     } else {

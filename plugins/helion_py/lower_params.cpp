@@ -93,7 +93,7 @@ void KernelLowering::RecordParamDefaults() {
   bool any = false;
   for (const Param& param : kernel_.params) {
     // Inlined or compile-time: not parameters of the IR function.
-    if (IsCallableParam(param) || IsStaticParam(param)) continue;
+    if (IsCallableParam(param) || IsCompileTimeParam(param)) continue;
     std::string literal;
     if (param.default_value) {
       if (auto text = PythonLiteral(*param.default_value, constants_)) {
@@ -203,10 +203,30 @@ bool IsStaticParam(const Param& param) {
   return name == "constexpr" || name.ends_with(".constexpr") || name == "str";
 }
 
-namespace {
+// `x: Tensor | None = None` (or `Optional[Tensor]`): without `--arg x=...`
+// the kernel is compiled for None, so `if x is not None:` folds; the host
+// function then rejects a tensor for it.
+bool IsOptionalNoneParam(const Param& param) {
+  if (!param.default_value || param.default_value->kind != NodeKind::kNone ||
+      !param.annotation)
+    return false;
+  const Node& a = *param.annotation;
+  if (a.kind == NodeKind::kBinary &&
+      a.op == static_cast<uint8_t>(BinaryOp::kBitOr))
+    return a.children[0]->kind == NodeKind::kNone ||
+           a.children[1]->kind == NodeKind::kNone;
+  if (a.kind == NodeKind::kSubscript) {
+    std::string name = DottedName(*a.children[0]);
+    return name == "Optional" || name.ends_with(".Optional");
+  }
+  return false;
+}
 
-// A value spelled on the command line: True/False/None, a number, a torch
-// dtype name, else a string.
+bool KernelLowering::IsCompileTimeParam(const Param& param) const {
+  if (IsStaticParam(param)) return true;
+  return IsOptionalNoneParam(param) && spec_.args.count(param.name) == 0;
+}
+
 Val StaticValueFromText(const std::string& text, std::string& literal) {
   if (text == "True" || text == "False") {
     literal = text;
@@ -240,8 +260,6 @@ Val StaticValueFromText(const std::string& text, std::string& literal) {
   literal = quoted + "'";
   return Val::String(std::string(body));
 }
-
-}  // namespace
 
 std::optional<std::string> KernelLowering::BindStaticParam(const Param& param) {
   std::string literal;
@@ -277,7 +295,7 @@ void KernelLowering::SetUpParams() {
   rank_generic_params_.clear();
   size_t position = 0;  // in the host signature, which has no callables
   for (const Param& param : kernel_.params) {
-    if (IsStaticParam(param)) {
+    if (IsCompileTimeParam(param)) {
       std::optional<std::string> literal = BindStaticParam(param);
       if (literal) {
         static_params.push_back(
