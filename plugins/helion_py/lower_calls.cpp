@@ -75,6 +75,7 @@ const std::vector<std::string>& KnownFunctions() {
                                    "helion.language.atomic_min",
                                    "helion.language.register_tunable",
                                    "helion.language.barrier",
+                                   "helion.language.rand",
                                    "helion.autotuner.PowerOfTwoFragment",
                                    "helion.autotuner.IntegerFragment",
                                    "helion.autotuner.EnumFragment",
@@ -112,7 +113,8 @@ const std::vector<std::string>& KnownMethods() {
       "erf",       "abs",       "relu",         "neg",        "view",
       "reshape",   "transpose", "permute",      "t",          "squeeze",
       "unsqueeze", "expand",    "broadcast_to", "contiguous", "maximum",
-      "minimum",   "new_empty", "new_zeros",    "new_ones",   "new_full"};
+      "minimum",   "new_empty", "new_zeros",    "new_ones",   "new_full",
+      "view_as",   "reshape_as"};
   return *names;
 }
 
@@ -138,6 +140,8 @@ Val KernelLowering::CallFunction(const std::string& path, CallArgs& args) {
   if (std::optional<Val> result = CallBuiltin(site, args))
     return std::move(*result);
   if (std::optional<Val> result = CallTunable(site, args))
+    return std::move(*result);
+  if (std::optional<Val> result = CallRandom(site, args))
     return std::move(*result);
   return UnknownFunction(site, args);
 }

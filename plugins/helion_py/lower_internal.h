@@ -215,11 +215,13 @@ class KernelLowering {
   std::optional<Val> CallMathConstant(const CallSite& site, CallArgs& args);
   std::optional<Val> CallBuiltin(const CallSite& site, CallArgs& args);
   std::optional<Val> CallTunable(const CallSite& site, CallArgs& args);
+  std::optional<Val> CallRandom(const CallSite& site, CallArgs& args);
   // Reports an unknown function with the closest known name.
   Val UnknownFunction(const CallSite& site, CallArgs& args);
   void RecordParamDefaults();
   // hl.constexpr / str parameters, and Optional tensors compiled for None.
   bool IsCompileTimeParam(const Param& param) const;
+  bool IsSpecializedInt(const Param& param) const;
   // Binds a compile-time parameter; returns its Python literal.
   std::optional<std::string> BindStaticParam(const Param& param);
   void CollectNames(const std::vector<PyStmt>& body);
@@ -278,6 +280,8 @@ class KernelLowering {
   // Facts about the source alone, the same in every pass: computed once.
   std::optional<std::set<std::string>> body_names_;
   mutable std::map<std::string, int> inferred_ranks_;
+  // Parameters passed to hl.specialize by name.
+  mutable std::optional<std::set<std::string>> specialized_ints_;
   mutable std::map<std::string, int> rank_generic_trailing_;
   int tile_depth_ = 0;
   int loop_depth_ = 0;

@@ -222,8 +222,30 @@ bool IsOptionalNoneParam(const Param& param) {
   return false;
 }
 
+// `n = hl.specialize(n)` of an int argument: the kernel is compiled for one
+// value of it (Helion specializes on each value it is called with).
+bool KernelLowering::IsSpecializedInt(const Param& param) const {
+  if (!specialized_ints_) {
+    specialized_ints_.emplace();
+    WalkStmtNodes(kernel_.body, [&](const Node& node) {
+      if (node.kind == NodeKind::kCall && node.children.size() == 2 &&
+          node.children[1]->kind == NodeKind::kName) {
+        std::string callee = DottedName(*node.children[0]);
+        if (callee == "specialize" || callee.ends_with(".specialize"))
+          specialized_ints_->insert(node.children[1]->text);
+      }
+    });
+  }
+  if (!specialized_ints_->count(param.name)) return false;
+  const Node* def = param.default_value.get();
+  std::string annotation =
+      param.annotation ? DottedName(*param.annotation) : "";
+  return annotation == "int" ||
+         (annotation.empty() && def && def->kind == NodeKind::kInt);
+}
+
 bool KernelLowering::IsCompileTimeParam(const Param& param) const {
-  if (IsStaticParam(param)) return true;
+  if (IsStaticParam(param) || IsSpecializedInt(param)) return true;
   return IsOptionalNoneParam(param) && spec_.args.count(param.name) == 0;
 }
 
@@ -275,6 +297,12 @@ std::optional<std::string> KernelLowering::BindStaticParam(const Param& param) {
         return *text;
       }
     }
+  }
+  if (IsSpecializedInt(param)) {
+    // No value to specialize on: the default block size, which a call
+    // must then pass (the host function checks it).
+    env_[param.name] = Val::Int(kMinorBlock);
+    return std::to_string(kMinorBlock);
   }
   Diagnostic* d = Report(
       param.loc,

@@ -16,7 +16,8 @@ import pathlib
 KERNELS = (
     "add", "exp", "softmax", "matmul", "matmul_bias_gelu", "bmm", "attention",
     "split_k_matmul", "layer_norm", "rms_norm", "row_sum", "long_sum", "geglu",
-    "swiglu", "scaled_epilogue", "block_col_sums",
+    "swiglu", "scaled_epilogue", "block_col_sums", "dropout",
+    "chunk_sums",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -83,6 +84,8 @@ SPECS = {
     "scaled_epilogue": KernelSpec({"even": [(256, 256), (256,)],
                                    "ragged": [(200, 300), (300,)]}),
     "block_col_sums": KernelSpec({"even": [(512, 256)], "ragged": [(300, 200)]}),
+    "dropout": KernelSpec({"even": [(256, 384)], "ragged": [(200, 300)]}),
+    "chunk_sums": KernelSpec({"even": [(256, 512)], "ragged": [(200, 300)]}),
 }
 
 
