@@ -154,6 +154,11 @@ def chunk_sums(x, chunk=128):
     return np.stack([x[:, c:c + chunk].sum(axis=1) for c in range(0, n, chunk)])
 
 
+def k_grid_matmul(x, w):
+    x, w = _f64(x, w)
+    return x @ w
+
+
 EXAMPLES = {
     "add": {"args": [("x", (256, 512)), ("y", (256, 512))], "dtype": "f32"},
     "exp": {"args": [("x", (256, 512))], "dtype": "f32"},
@@ -186,6 +191,7 @@ EXAMPLES = {
     "block_col_sums": {"args": [("x", (512, 256))], "dtype": "f32"},
     "dropout": {"args": [("x", (256, 512))], "dtype": "f32"},
     "chunk_sums": {"args": [("x", (256, 512))], "dtype": "f32"},
+    "k_grid_matmul": {"args": [("x", (256, 384)), ("w", (384, 128))], "dtype": "f32"},
 }
 
 

@@ -17,7 +17,7 @@ KERNELS = (
     "add", "exp", "softmax", "matmul", "matmul_bias_gelu", "bmm", "attention",
     "split_k_matmul", "layer_norm", "rms_norm", "row_sum", "long_sum", "geglu",
     "swiglu", "scaled_epilogue", "block_col_sums", "dropout",
-    "chunk_sums",
+    "chunk_sums", "k_grid_matmul",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -86,6 +86,8 @@ SPECS = {
     "block_col_sums": KernelSpec({"even": [(512, 256)], "ragged": [(300, 200)]}),
     "dropout": KernelSpec({"even": [(256, 384)], "ragged": [(200, 300)]}),
     "chunk_sums": KernelSpec({"even": [(256, 512)], "ragged": [(200, 300)]}),
+    "k_grid_matmul": KernelSpec({"even": [(256, 384), (384, 128)],
+                                 "ragged": [(200, 300), (300, 136)]}),
 }
 
 
