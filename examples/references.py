@@ -159,6 +159,27 @@ def k_grid_matmul(x, w):
     return x @ w
 
 
+def fp8_matmul_quant(x, y):
+    import ml_dtypes  # NumPy's fp8 dtypes (a JAX dependency)
+
+    x, y = _f64(x, y)
+    x8 = x.astype(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    y8 = y.astype(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    acc = x8 @ y8
+    return acc, acc.astype(ml_dtypes.float8_e5m2).astype(np.float64)
+
+
+def tunable_split_k(x, y, bias=None):
+    x, y = _f64(x, y)
+    out = x @ y
+    return out if bias is None else out + np.asarray(bias, np.float64)[None, :]
+
+
+def grid_bmm(x, y):
+    x, y = _f64(x, y)
+    return x @ y
+
+
 EXAMPLES = {
     "add": {"args": [("x", (256, 512)), ("y", (256, 512))], "dtype": "f32"},
     "exp": {"args": [("x", (256, 512))], "dtype": "f32"},
@@ -191,6 +212,9 @@ EXAMPLES = {
     "block_col_sums": {"args": [("x", (512, 256))], "dtype": "f32"},
     "dropout": {"args": [("x", (256, 512))], "dtype": "f32"},
     "chunk_sums": {"args": [("x", (256, 512))], "dtype": "f32"},
+    "fp8_matmul_quant": {"args": [("x", (256, 384)), ("y", (384, 256))], "dtype": "f32"},
+    "tunable_split_k": {"args": [("x", (256, 512)), ("y", (512, 256))], "dtype": "f32"},
+    "grid_bmm": {"args": [("x", (2, 256, 384)), ("y", (2, 384, 128))], "dtype": "f32"},
     "k_grid_matmul": {"args": [("x", (256, 384)), ("w", (384, 128))], "dtype": "f32"},
 }
 

@@ -81,6 +81,10 @@ std::string JnpDType(DType dtype) {
       return "jnp.bfloat16";
     case DType::kF32:
       return "jnp.float32";
+    case DType::kF8E4M3:
+      return "jnp.float8_e4m3fn";
+    case DType::kF8E5M2:
+      return "jnp.float8_e5m2";
   }
   return "jnp.float32";
 }

@@ -17,7 +17,7 @@ namespace {
 constexpr int kWholeDim = -1;
 
 DType AccumulatorDType(DType target) {
-  return target == DType::kBF16 || target == DType::kF16 ? DType::kF32 : target;
+  return IsFloat(target) && DTypeBytes(target) < 4 ? DType::kF32 : target;
 }
 
 std::optional<int64_t> StaticInt(const Expr* expr) {

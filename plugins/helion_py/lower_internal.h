@@ -284,6 +284,7 @@ class KernelLowering {
   mutable std::optional<std::set<std::string>> specialized_ints_;
   mutable std::map<std::string, int> rank_generic_trailing_;
   int tile_depth_ = 0;
+  bool grid_scalars_ = false;  // the next tile loop is a top-level hl.grid
   int loop_depth_ = 0;
   bool quiet_ = false;
   bool in_assert_ = false;

@@ -112,6 +112,12 @@ void KernelLowering::LowerFor(const PyStmt& stmt) {
     if (fn.kind == ValKind::kModule) callee = fn.text;
   }
   if (callee == "helion.language.tile") return LowerTileLoop(stmt, iter);
+  // A top-level hl.grid is the grid: a tile loop of block 1 whose targets
+  // are the scalar indices (tile.begin).
+  if (callee == "helion.language.grid" && tile_depth_ == 0) {
+    grid_scalars_ = true;
+    return LowerTileLoop(stmt, iter);
+  }
   if (callee == "builtins.range" || callee == "helion.language.grid" ||
       callee == "helion.language.static_range") {
     return LowerRangeLoop(stmt, iter);
@@ -126,6 +132,9 @@ void KernelLowering::LowerFor(const PyStmt& stmt) {
 }
 
 void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
+  const bool scalars = grid_scalars_;
+  grid_scalars_ = false;
+  const Val unit_block = Val::Int(1);
   CallArgs args;
   args.loc = call.loc;
   for (size_t i = 1; i < call.children.size(); ++i) {
@@ -263,7 +272,8 @@ void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
         extent = Dim::Symbol(spec.end.expr->name);
       }
     }
-    TileVal tile = AllocateTileDim(spec.block, extent, spec.loc);
+    TileVal tile =
+        AllocateTileDim(scalars ? &unit_block : spec.block, extent, spec.loc);
     std::string ir_name = IrNameFor(names[d], TypeKind::kTile);
     tile.name = ir_name;
     tile.zero_based = spec.begin.kind == ValKind::kInt && spec.begin.i == 0;
@@ -277,6 +287,10 @@ void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
     tiles.push_back(std::move(tile_val));
   }
   if (tile_depth_ == 0) SetAttr(loop.attrs, "grid", true);
+  if (scalars) {
+    for (Val& tile : tiles)
+      tile = EvalAttribute(std::move(tile), "begin", call.loc);
+  }
   if (target.kind == NodeKind::kName) {
     env_[target.text] =
         multi ? Val::Tuple(std::move(tiles)) : std::move(tiles[0]);
