@@ -115,18 +115,19 @@ void KernelLowering::RecordParamDefaults() {
 // A tensor parameter written rank-generically, as Helion's examples do:
 // reshaped with a leading -1 (`q.reshape([-1, m, d])`, `q.view(-1, d)`) and
 // otherwise used only through negative size indices, its whole size, dtype
-// or device. Returns how many trailing dims the reshape names (0: not
-// rank-generic). Such a parameter accepts any rank >= that count.
+// or device. Returns how many trailing dims the reshape names (0 for a
+// flatten, `x.view(-1)`; -1: not rank-generic). Such a parameter accepts
+// any rank >= that count.
 int KernelLowering::RankGenericTrailing(const std::string& param) const {
-  auto [cached, inserted] = rank_generic_trailing_.try_emplace(param, 0);
+  auto [cached, inserted] = rank_generic_trailing_.try_emplace(param, -1);
   if (inserted) cached->second = RankGenericTrailingFromSource(param);
   return cached->second;
 }
 
 int KernelLowering::RankGenericTrailingFromSource(
     const std::string& param) const {
-  if (spec_.args.count(param)) return 0;  // --arg fixes the rank
-  int trailing = 0;
+  if (spec_.args.count(param)) return -1;  // --arg fixes the rank
+  int trailing = -1;
   bool fixed_rank_use = false;
   auto is_param = [&](const Node& node) {
     return node.kind == NodeKind::kName && node.text == param;
@@ -191,7 +192,7 @@ int KernelLowering::RankGenericTrailingFromSource(
             is_param(*value->children[0]))
           fixed_rank_use = true;
       });
-  return fixed_rank_use ? 0 : trailing;
+  return fixed_rank_use ? -1 : trailing;
 }
 
 // `hl.constexpr` and `str` parameters are compile-time values: their
@@ -387,7 +388,7 @@ void KernelLowering::SetUpParams() {
                  annotation == "torch.Tensor") {
         Shape shape;
         int rank = InferRank(param.name);
-        if (int trailing = RankGenericTrailing(param.name); trailing > 0) {
+        if (int trailing = RankGenericTrailing(param.name); trailing >= 0) {
           // Leading dims collapse into dim 0 (the host function reshapes);
           // the IR sees [lead, trailing...].
           rank = std::max(rank, trailing + 1);

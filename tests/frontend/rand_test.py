@@ -9,7 +9,10 @@ output is 0 where hl.rand gave a value <= p and 1 / (1 - p) elsewhere:
 - the same seed gives the same mask, other seeds give masks that agree on
   about p^2 + (1 - p)^2 of the elements (independent draws);
 - the mask does not depend on the block sizes or the launcher, and equals
-  the NumPy definition in examples/references.py (rand_uniform).
+  the NumPy definition in examples/references.py (rand_uniform);
+- a rank-generic flatten (`x.view(-1)`, `hl.rand([tile], seed)`,
+  `out.view_as(x)`, as Helion's low_mem_dropout) runs for inputs of rank
+  1, 2 and 3 and returns the caller's shape.
 
 usage: rand_test.py TESSERA_BINARY SOURCE_DIR WORK_DIR
 """
@@ -18,6 +21,24 @@ import subprocess
 import sys
 
 import numpy as np
+
+
+FLAT_DROPOUT = """
+import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel()
+def flat_dropout(x: torch.Tensor, p: float, seed: int) -> torch.Tensor:
+    n = x.numel()
+    x_flat = x.view(-1)
+    out_flat = torch.empty_like(x_flat)
+    for t in hl.tile(n):
+        r = hl.rand([t], seed=seed)
+        out_flat[t] = torch.where(r > p, x_flat[t] / (1.0 - p), 0.0)
+    return out_flat.view_as(x)
+"""
 
 
 def compile_dropout(tessera, source_dir, out, extra=()):
@@ -77,6 +98,18 @@ def main(tessera, source_dir, work_dir):
         other = conformance_lib.load_module(path, path.stem).dropout
         if not np.array_equal(mask(other, p, 1234), first):
             failures.append(f"{launcher} with blocks 64 x 256: the mask changed")
+    flat = work_dir / "flat_dropout.py"
+    flat.write_text(FLAT_DROPOUT)
+    flat_out = work_dir / "flat_dropout_pallas.py"
+    subprocess.run([tessera, "compile", str(flat), "-o", str(flat_out)], check=True)
+    flat_dropout = conformance_lib.load_module(flat_out, "flat_dropout_pallas").flat_dropout
+    for shape in ((300,), (3, 200), (2, 3, 50)):
+        x = np.ones(shape, np.float32)
+        got = np.asarray(flat_dropout(x, 0.5, 99, interpret=True))
+        want = references.rand_uniform(99, np.arange(x.size)).reshape(shape) > 0.5
+        print(f"flatten {shape}: shape {got.shape}")
+        if got.shape != shape or not np.array_equal(got != 0, want):
+            failures.append(f"flatten {shape}: wrong shape or mask")
     for failure in failures:
         print("FAIL:", failure)
     print("rand: " + ("FAILED" if failures else "all checks passed"))
