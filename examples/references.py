@@ -121,6 +121,65 @@ def block_col_sums(x):
     return log_softmax.sum(axis=0)
 
 
+def rand_uniform(seed, *indices):
+    """Tessera's hl.rand: a uniform float32 in [0, 1) per element, a hash of
+    the seed and the element's global index along each dim (lowbias32 after
+    each index, the top 24 bits as the fraction); `indices` broadcast."""
+
+    def mix(h):
+        h = h ^ (h >> np.uint32(16))
+        h = h * np.uint32(0x7FEB352D)
+        h = h ^ (h >> np.uint32(15))
+        h = h * np.uint32(0x846CA68B)
+        return h ^ (h >> np.uint32(16))
+
+    with np.errstate(over="ignore"):
+        h = mix(np.uint32(seed & 0xFFFFFFFF) ^ np.uint32(0x2545F491))
+        for index in indices:
+            h = mix(h + np.asarray(index).astype(np.uint32) * np.uint32(0x9E3779B9))
+    return (h >> np.uint32(8)).astype(np.float64) / 16777216.0
+
+
+def dropout(x, p=0.25, seed=1234):
+    (x,) = _f64(x)
+    rows = np.arange(x.shape[0])[:, None]
+    cols = np.arange(x.shape[1])[None, :]
+    keep = rand_uniform(seed, rows, cols) > p
+    return np.where(keep, x / (1.0 - p), 0.0)
+
+
+def chunk_sums(x, chunk=128):
+    (x,) = _f64(x)
+    n = x.shape[1]
+    return np.stack([x[:, c:c + chunk].sum(axis=1) for c in range(0, n, chunk)])
+
+
+def k_grid_matmul(x, w):
+    x, w = _f64(x, w)
+    return x @ w
+
+
+def fp8_matmul_quant(x, y):
+    import ml_dtypes  # NumPy's fp8 dtypes (a JAX dependency)
+
+    x, y = _f64(x, y)
+    x8 = x.astype(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    y8 = y.astype(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    acc = x8 @ y8
+    return acc, acc.astype(ml_dtypes.float8_e5m2).astype(np.float64)
+
+
+def tunable_split_k(x, y, bias=None):
+    x, y = _f64(x, y)
+    out = x @ y
+    return out if bias is None else out + np.asarray(bias, np.float64)[None, :]
+
+
+def grid_bmm(x, y):
+    x, y = _f64(x, y)
+    return x @ y
+
+
 EXAMPLES = {
     "add": {"args": [("x", (256, 512)), ("y", (256, 512))], "dtype": "f32"},
     "exp": {"args": [("x", (256, 512))], "dtype": "f32"},
@@ -151,6 +210,12 @@ EXAMPLES = {
     "swiglu": {"args": [("a", (256, 512)), ("b", (256, 512))], "dtype": "f32"},
     "scaled_epilogue": {"args": [("x", (256, 512)), ("w", (512,))], "dtype": "f32"},
     "block_col_sums": {"args": [("x", (512, 256))], "dtype": "f32"},
+    "dropout": {"args": [("x", (256, 512))], "dtype": "f32"},
+    "chunk_sums": {"args": [("x", (256, 512))], "dtype": "f32"},
+    "fp8_matmul_quant": {"args": [("x", (256, 384)), ("y", (384, 256))], "dtype": "f32"},
+    "tunable_split_k": {"args": [("x", (256, 512)), ("y", (512, 256))], "dtype": "f32"},
+    "grid_bmm": {"args": [("x", (2, 256, 384)), ("y", (2, 384, 128))], "dtype": "f32"},
+    "k_grid_matmul": {"args": [("x", (256, 384)), ("w", (384, 128))], "dtype": "f32"},
 }
 
 

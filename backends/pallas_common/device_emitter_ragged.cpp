@@ -164,15 +164,22 @@ std::string DeviceEmitter::ReductionInput(const Expr& input, int64_t axis,
 }
 
 std::string DeviceEmitter::DotOperand(const Expr& operand, int64_t axis) {
-  // Loads read zero-padded data; computed operands may hold anything in a
-  // ragged tile's tail (exp(0 - m) in attention), so they are masked.
+  // Loads read zero-padded data, except along a grid tile (Pallas's edge
+  // block is not padded: a contraction over the grid dim itself reads its
+  // tail); computed operands may hold anything in a ragged tile's tail
+  // (exp(0 - m) in attention), so they are masked.
   const Expr* base = &operand;
   while (base->op == OpKind::kCast || base->op == OpKind::kTranspose) {
     base = base->operands[0].get();
   }
   if (base->op == OpKind::kLoad ||
       (base->op == OpKind::kVar && loaded_values_.count(base->name))) {
-    return Emit(operand);
+    std::vector<std::string> origins = Origins(operand);
+    const TileInfo* tile =
+        axis >= 0 && axis < static_cast<int64_t>(origins.size())
+            ? plan_.FindTile(origins[axis])
+            : nullptr;
+    if (tile == nullptr || !tile->is_grid) return Emit(operand);
   }
   return MaskIfRagged(operand, axis, "0");
 }

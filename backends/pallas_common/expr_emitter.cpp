@@ -81,6 +81,10 @@ std::string JnpDType(DType dtype) {
       return "jnp.bfloat16";
     case DType::kF32:
       return "jnp.float32";
+    case DType::kF8E4M3:
+      return "jnp.float8_e4m3fn";
+    case DType::kF8E5M2:
+      return "jnp.float8_e5m2";
   }
   return "jnp.float32";
 }
@@ -299,6 +303,12 @@ std::string ExprEmitter::Sub(const Expr& expr) {
       return binary("&");
     case OpKind::kOr:
       return binary("|");
+    case OpKind::kXor:
+      return binary("^");
+    case OpKind::kShl:
+      return binary("<<");
+    case OpKind::kShr:
+      return binary(">>");
     case OpKind::kCdiv:
       return call("pl.cdiv");
     case OpKind::kEq:

@@ -36,7 +36,11 @@ std::string HostParameters(const Function& host, PyLines& static_checks) {
     if (auto it = statics.find(position); it != statics.end()) {
       const auto& [name, literal] = it->second;
       params += fmt::format("{}={}, ", name, literal);
-      static_checks.Line(fmt::format("if {} != {}:", name, literal));
+      // `is not None`: a tensor passed for an argument compiled as None
+      // must not be compared elementwise.
+      static_checks.Line(literal == "None"
+                             ? fmt::format("if {} is not None:", name)
+                             : fmt::format("if {} != {}:", name, literal));
       static_checks.Indent();
       static_checks.Line(fmt::format(
           "raise ValueError({} % ({},))",
@@ -75,21 +79,28 @@ void EmitRankCollapse(const Function& host, NameTable& names, PyLines& out,
     const bool keeps_shape =
         results &&
         std::find(results->begin(), results->end(), param) != results->end();
-    out.Line(fmt::format("if {}.ndim < {}:", name, trailing));
-    out.Indent();
-    out.Line(fmt::format("raise ValueError({} % ({}.ndim,))",
-                         PyStringLiteral(fmt::format(
-                             "kernel '{}' needs {} of rank >= {}, got rank %d",
-                             host.name, param, trailing)),
-                         name));
-    out.Dedent();
+    if (trailing != "0") {  // a flatten accepts every rank
+      out.Line(fmt::format("if {}.ndim < {}:", name, trailing));
+      out.Indent();
+      out.Line(
+          fmt::format("raise ValueError({} % ({}.ndim,))",
+                      PyStringLiteral(fmt::format(
+                          "kernel '{}' needs {} of rank >= {}, got rank %d",
+                          host.name, param, trailing)),
+                      name));
+      out.Dedent();
+    }
     if (keeps_shape) {
       const std::string shape = names.Fresh(name + "_shape");
       caller_shapes[param] = shape;
       out.Line(fmt::format("{} = {}.shape", shape, name));
     }
-    out.Line(fmt::format("{} = jnp.reshape({}, (-1,) + {}.shape[-{}:])", name,
-                         name, name, trailing));
+    if (trailing == "0") {  // a flatten: shape[-0:] would be the whole shape
+      out.Line(fmt::format("{} = jnp.reshape({}, (-1,))", name, name));
+    } else {
+      out.Line(fmt::format("{} = jnp.reshape({}, (-1,) + {}.shape[-{}:])", name,
+                           name, name, trailing));
+    }
   }
 }
 

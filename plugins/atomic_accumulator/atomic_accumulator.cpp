@@ -1,6 +1,7 @@
 #include "atomic_accumulator.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -16,7 +17,7 @@ namespace {
 constexpr int kWholeDim = -1;
 
 DType AccumulatorDType(DType target) {
-  return target == DType::kBF16 || target == DType::kF16 ? DType::kF32 : target;
+  return IsFloat(target) && DTypeBytes(target) < 4 ? DType::kF32 : target;
 }
 
 std::optional<int64_t> StaticInt(const Expr* expr) {
@@ -37,13 +38,18 @@ struct Target {
   // Per ref dim: the block a grid cell accumulates (a grid tile's block or
   // the whole static dim) and the accumulator's extent (the block, rounded
   // up to whole inner tiles that index the dim).
-  std::vector<int64_t> block;
-  std::vector<int64_t> extent;
+  // A dim of symbolic extent n has block n and extent n rounded up to whole
+  // inner tiles, a symbol the host computes (`padded_extents`).
+  std::vector<Dim> block;
+  std::vector<Dim> extent;
   std::vector<int64_t> pad_multiple;
   std::string acc_name;
   DType acc_dtype = DType::kF32;
   // Grid dims the block does not map and whose extent is not statically 1.
   std::vector<int> unmapped;
+  // New host symbol -> (symbolic dim, multiple): symbol = cdiv(dim, m) * m.
+  std::vector<std::pair<std::string, std::pair<std::string, int64_t>>>
+      padded_extents;
 };
 
 class DeviceRewriter {
@@ -58,6 +64,18 @@ class DeviceRewriter {
 
   // Returns false after reporting errors; sets `changed`.
   bool Run(bool& changed);
+  // Host symbols the accumulators' shapes need: (symbol, (dim, multiple)),
+  // symbol = cdiv(dim, multiple) * multiple. The caller defines them before
+  // the launch and passes them in (AddHostExtents).
+  std::vector<std::pair<std::string, std::pair<std::string, int64_t>>>
+  host_extents() const {
+    std::vector<std::pair<std::string, std::pair<std::string, int64_t>>> all;
+    for (const Target& target : targets_) {
+      all.insert(all.end(), target.padded_extents.begin(),
+                 target.padded_extents.end());
+    }
+    return all;
+  }
 
  private:
   void Error(SourceLoc loc, std::string message) {
@@ -310,22 +328,24 @@ void DeviceRewriter::PlanTarget(Target& target) {
                           grid_tiles_[target.mapping[d]]));
         return;
       }
-      target.block.push_back(block.size);
-      target.extent.push_back(block.size);
+      target.block.push_back(block);
+      target.extent.push_back(block);
       continue;
     }
     const Dim& whole = target.type.shape[d];
-    if (!whole.is_static()) {
-      Error(target.atomics.front()->loc,
-            fmt::format("dim {} of atomic target '{}' is not blocked by a grid "
-                        "tile and has the symbolic extent '{}'; the "
-                        "accumulator needs a static size there",
-                        d, target.name, whole.symbol));
-      return;
-    }
     const int64_t multiple = target.pad_multiple[d];
-    target.block.push_back(whole.size);
-    target.extent.push_back((whole.size + multiple - 1) / multiple * multiple);
+    target.block.push_back(whole);
+    if (whole.is_static()) {
+      target.extent.push_back(
+          Dim::Static((whole.size + multiple - 1) / multiple * multiple));
+    } else if (multiple == 1) {
+      target.extent.push_back(whole);
+    } else {
+      // Sized when the kernel is called: the host rounds the dim up.
+      std::string symbol = FreshName(fmt::format("{}_acc_d{}", target.name, d));
+      target.padded_extents.push_back({symbol, {whole.symbol, multiple}});
+      target.extent.push_back(Dim::Symbol(symbol));
+    }
   }
   for (size_t g = 0; g < grid_tiles_.size(); ++g) {
     if (std::find(target.mapping.begin(), target.mapping.end(),
@@ -356,13 +376,13 @@ std::string DeviceRewriter::FreshName(const std::string& base) {
 
 Type DeviceRewriter::AccType(const Target& target) const {
   Shape dims;
-  for (int64_t size : target.extent) dims.push_back(Dim::Static(size));
+  for (const Dim& dim : target.extent) dims.push_back(dim);
   return Type::Ref(target.acc_dtype, std::move(dims));
 }
 
 Type DeviceRewriter::BlockTensor(const Target& target, DType dtype) const {
   Shape dims;
-  for (int64_t size : target.block) dims.push_back(Dim::Static(size));
+  for (const Dim& dim : target.block) dims.push_back(dim);
   return Type::Tensor(dtype, std::move(dims));
 }
 
@@ -389,8 +409,7 @@ IndexList DeviceRewriter::AccIndices(const Target& target) const {
     if (target.block[d] == target.extent[d]) {
       indices.emplace_back(IndexKind::kSlice);
     } else {
-      indices.emplace_back(IndexKind::kRange, MakeIntConst(0),
-                           Dim::Static(target.block[d]));
+      indices.emplace_back(IndexKind::kRange, MakeIntConst(0), target.block[d]);
     }
   }
   return indices;
@@ -509,7 +528,7 @@ bool DeviceRewriter::Run(bool& changed) {
     for (Stmt* atomic : target.atomics) RewriteAtomic(target, *atomic);
     // out_acc: ref<...> = scratch() {shape, dtype, accumulates}
     Shape shape;
-    for (int64_t size : target.extent) shape.push_back(Dim::Static(size));
+    for (const Dim& dim : target.extent) shape.push_back(dim);
     AttrList attrs = {Attr{"shape", shape}, Attr{"dtype", target.acc_dtype},
                       Attr{"accumulates", target.name}};
     prologue.push_back(MakeAssign(
@@ -585,17 +604,62 @@ bool DeviceRewriter::Run(bool& changed) {
   return true;
 }
 
-const Stmt* FindLaunchOf(const Module& module, const std::string& device) {
-  const Stmt* found = nullptr;
-  for (const Function& function : module.functions) {
+Stmt* FindLaunchOf(Module& module, const std::string& device) {
+  Stmt* found = nullptr;
+  for (Function& function : module.functions) {
     if (function.kind != FunctionKind::kHost) continue;
-    WalkStmts(function.body, [&](const Stmt& stmt) {
+    WalkStmts(function.body, [&](Stmt& stmt) {
       if (stmt.kind != StmtKind::kLaunch || found != nullptr) return;
       const std::string* callee = GetAttr<std::string>(stmt.attrs, "callee");
       if (callee != nullptr && *callee == device) found = &stmt;
     });
   }
   return found;
+}
+
+// Defines each padded extent in the host block that holds the launch, just
+// before it, and passes it to the device as a trailing i64 parameter.
+void AddHostExtents(
+    Module& module, Function& device, Stmt& launch,
+    const std::vector<std::pair<std::string, std::pair<std::string, int64_t>>>&
+        extents) {
+  const Type i64 = Type::Scalar(DType::kI64);
+  std::vector<Stmt> defs;
+  for (const auto& [symbol, source] : extents) {
+    const auto& [dim, multiple] = source;
+    ExprList cdiv_operands;
+    cdiv_operands.push_back(MakeVar(dim, i64, launch.loc));
+    cdiv_operands.push_back(MakeIntConst(multiple, DType::kI64, launch.loc));
+    ExprList mul_operands;
+    mul_operands.push_back(
+        MakeOp(OpKind::kCdiv, i64, std::move(cdiv_operands), {}, launch.loc));
+    mul_operands.push_back(MakeIntConst(multiple, DType::kI64, launch.loc));
+    defs.push_back(MakeAssign(
+        Value{symbol, i64},
+        MakeOp(OpKind::kMul, i64, std::move(mul_operands), {}, launch.loc),
+        launch.loc));
+    launch.operands.push_back(MakeVar(symbol, i64, launch.loc));
+    device.params.push_back(Value{symbol, i64});
+  }
+  for (Function& function : module.functions) {
+    if (function.kind != FunctionKind::kHost) continue;
+    bool placed = false;
+    std::function<void(Block&)> place = [&](Block& block) {
+      for (size_t i = 0; i < block.stmts.size() && !placed; ++i) {
+        if (&block.stmts[i] == &launch) {
+          block.stmts.insert(
+              block.stmts.begin() + static_cast<std::ptrdiff_t>(i),
+              std::make_move_iterator(defs.begin()),
+              std::make_move_iterator(defs.end()));
+          placed = true;
+          return;
+        }
+        for (Block& region : block.stmts[i].regions) place(region);
+      }
+    };
+    place(function.body);
+    if (placed) return;
+  }
 }
 
 }  // namespace
@@ -607,10 +671,21 @@ absl::StatusOr<bool> AccumulateAtomics(Module& module,
   bool ok = true;
   for (Function& function : module.functions) {
     if (function.kind != FunctionKind::kDevice) continue;
-    DeviceRewriter rewriter(module, function,
-                            FindLaunchOf(module, function.name), diagnostics,
-                            remarks);
-    if (!rewriter.Run(changed)) ok = false;
+    Stmt* launch = FindLaunchOf(module, function.name);
+    DeviceRewriter rewriter(module, function, launch, diagnostics, remarks);
+    if (!rewriter.Run(changed)) {
+      ok = false;
+      continue;
+    }
+    auto extents = rewriter.host_extents();
+    if (!extents.empty() && launch != nullptr) {
+      AddHostExtents(module, function, *launch, extents);
+    } else if (!extents.empty()) {
+      diagnostics.Error(module.source_file, function.loc,
+                        "atomic-accumulator: an accumulator of symbolic "
+                        "size needs the device function's launch");
+      ok = false;
+    }
   }
   if (!ok) {
     return absl::InvalidArgumentError(

@@ -19,7 +19,7 @@ namespace tessera {
 namespace {
 
 DType AccumulatorDType(DType target) {
-  return target == DType::kBF16 || target == DType::kF16 ? DType::kF32 : target;
+  return IsFloat(target) && DTypeBytes(target) < 4 ? DType::kF32 : target;
 }
 
 struct ScratchDef {

@@ -73,6 +73,15 @@ const std::vector<std::string>& KnownFunctions() {
                                    "helion.language.atomic_add",
                                    "helion.language.atomic_max",
                                    "helion.language.atomic_min",
+                                   "helion.language.register_tunable",
+                                   "helion.language.barrier",
+                                   "helion.language.rand",
+                                   "helion.autotuner.PowerOfTwoFragment",
+                                   "helion.autotuner.IntegerFragment",
+                                   "helion.autotuner.EnumFragment",
+                                   "helion.autotuner.BooleanFragment",
+                                   "helion.cdiv",
+                                   "helion.next_power_of_2",
                                    "math.sqrt",
                                    "math.exp",
                                    "math.log",
@@ -104,7 +113,8 @@ const std::vector<std::string>& KnownMethods() {
       "erf",       "abs",       "relu",         "neg",        "view",
       "reshape",   "transpose", "permute",      "t",          "squeeze",
       "unsqueeze", "expand",    "broadcast_to", "contiguous", "maximum",
-      "minimum",   "new_empty", "new_zeros",    "new_ones",   "new_full"};
+      "minimum",   "new_empty", "new_zeros",    "new_ones",   "new_full",
+      "view_as",   "reshape_as"};
   return *names;
 }
 
@@ -128,6 +138,10 @@ Val KernelLowering::CallFunction(const std::string& path, CallArgs& args) {
   if (std::optional<Val> result = CallMathConstant(site, args))
     return std::move(*result);
   if (std::optional<Val> result = CallBuiltin(site, args))
+    return std::move(*result);
+  if (std::optional<Val> result = CallTunable(site, args))
+    return std::move(*result);
+  if (std::optional<Val> result = CallRandom(site, args))
     return std::move(*result);
   return UnknownFunction(site, args);
 }

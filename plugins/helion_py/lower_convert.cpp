@@ -156,13 +156,8 @@ std::optional<DType> KernelLowering::ToDType(const Val& value, SourceLoc loc) {
   if (value.kind == ValKind::kPoison) return std::nullopt;
   if (value.kind == ValKind::kModule &&
       value.text.starts_with("torch.float8_")) {
-    Diagnostic* d =
-        Report(loc, fmt::format("{} is not supported: Tessera's IR has no fp8 "
-                                "dtypes yet",
-                                value.text));
-    Note(d,
-         "fp8 needs a TPU v6e or later (per JAX's tpu_info); use "
-         "torch.bfloat16 meanwhile");
+    Diagnostic* d = Report(loc, fmt::format("{} is not supported", value.text));
+    Note(d, "the fp8 dtypes are torch.float8_e4m3fn and torch.float8_e5m2");
     return std::nullopt;
   }
   if (value.kind == ValKind::kModule &&

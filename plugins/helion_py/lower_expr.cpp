@@ -12,13 +12,14 @@ namespace {
 
 std::optional<DType> TorchDType(std::string_view name) {
   static const std::pair<std::string_view, DType> kDTypes[] = {
-      {"float32", DType::kF32},   {"float", DType::kF32},
-      {"bfloat16", DType::kBF16}, {"float16", DType::kF16},
-      {"half", DType::kF16},      {"int32", DType::kI32},
-      {"int", DType::kI32},       {"int64", DType::kI64},
-      {"long", DType::kI64},      {"int16", DType::kI16},
-      {"short", DType::kI16},     {"int8", DType::kI8},
-      {"bool", DType::kBool}};
+      {"float32", DType::kF32},       {"float", DType::kF32},
+      {"bfloat16", DType::kBF16},     {"float16", DType::kF16},
+      {"half", DType::kF16},          {"int32", DType::kI32},
+      {"int", DType::kI32},           {"int64", DType::kI64},
+      {"long", DType::kI64},          {"int16", DType::kI16},
+      {"short", DType::kI16},         {"int8", DType::kI8},
+      {"bool", DType::kBool},         {"float8_e4m3fn", DType::kF8E4M3},
+      {"float8_e5m2", DType::kF8E5M2}};
   for (const auto& [key, dtype] : kDTypes) {
     if (key == name) return dtype;
   }
@@ -70,6 +71,12 @@ std::optional<OpKind> BinaryOpKind(BinaryOp op) {
       return OpKind::kAnd;
     case BinaryOp::kBitOr:
       return OpKind::kOr;
+    case BinaryOp::kBitXor:
+      return OpKind::kXor;
+    case BinaryOp::kShl:
+      return OpKind::kShl;
+    case BinaryOp::kShr:
+      return OpKind::kShr;
     default:
       return std::nullopt;
   }
@@ -115,6 +122,8 @@ std::string Describe(const Val& value) {
       return "slice";
     case ValKind::kCallable:
       return "lambda";
+    case ValKind::kCallTimeInt:
+      return "a size known only at call time";
   }
   return "value";
 }

@@ -48,6 +48,9 @@ enum class ValKind : uint8_t {
   kEllipsis,
   kSlice,     // an index `lo:hi`; elems: lower, upper (kNone when absent)
   kCallable,  // a lambda known at compile time: `callable` is its node
+  // An int Helion derives from shapes at call time (next_power_of_2 of a
+  // symbolic size): usable only where Tessera may choose, as a block size.
+  kCallTimeInt,
 };
 
 struct TileVal {
@@ -211,9 +214,14 @@ class KernelLowering {
   std::optional<Val> CallLanguage(const CallSite& site, CallArgs& args);
   std::optional<Val> CallMathConstant(const CallSite& site, CallArgs& args);
   std::optional<Val> CallBuiltin(const CallSite& site, CallArgs& args);
+  std::optional<Val> CallTunable(const CallSite& site, CallArgs& args);
+  std::optional<Val> CallRandom(const CallSite& site, CallArgs& args);
   // Reports an unknown function with the closest known name.
   Val UnknownFunction(const CallSite& site, CallArgs& args);
   void RecordParamDefaults();
+  // hl.constexpr / str parameters, and Optional tensors compiled for None.
+  bool IsCompileTimeParam(const Param& param) const;
+  bool IsSpecializedInt(const Param& param) const;
   // Binds a compile-time parameter; returns its Python literal.
   std::optional<std::string> BindStaticParam(const Param& param);
   void CollectNames(const std::vector<PyStmt>& body);
@@ -272,8 +280,11 @@ class KernelLowering {
   // Facts about the source alone, the same in every pass: computed once.
   std::optional<std::set<std::string>> body_names_;
   mutable std::map<std::string, int> inferred_ranks_;
+  // Parameters passed to hl.specialize by name.
+  mutable std::optional<std::set<std::string>> specialized_ints_;
   mutable std::map<std::string, int> rank_generic_trailing_;
   int tile_depth_ = 0;
+  bool grid_scalars_ = false;  // the next tile loop is a top-level hl.grid
   int loop_depth_ = 0;
   bool quiet_ = false;
   bool in_assert_ = false;
@@ -325,6 +336,11 @@ inline bool IsIntLike(const Val& v) {
 inline int64_t IntOf(const Val& v) {
   return v.kind == ValKind::kBool ? v.b : v.i;
 }
+
+// A value spelled on the command line (`--arg name=VALUE`): True/False/
+// None, a number, a torch dtype name, else a string; `literal` is its
+// Python spelling.
+Val StaticValueFromText(const std::string& text, std::string& literal);
 
 // Canonical names of the callable functions (for "did you mean").
 const std::vector<std::string>& KnownFunctions();

@@ -514,14 +514,18 @@ void KernelLowering::LowerReturn(const PyStmt& stmt) {
 }
 
 std::string KernelLowering::ResultShapeOf(const Node& node) const {
-  // x.view(p.size()) / x.reshape(p.shape) / x.view(p.shape)
+  // x.view(p.size()) / x.reshape(p.shape) / x.view(p.shape) / x.view_as(p)
   if (node.kind != NodeKind::kCall || node.children.size() != 2 ||
       node.children[0]->kind != NodeKind::kAttribute) {
     return "";
   }
   const std::string& method = node.children[0]->text;
-  if (method != "view" && method != "reshape") return "";
   const Node* arg = node.children[1].get();
+  if ((method == "view_as" || method == "reshape_as") &&
+      arg->kind == NodeKind::kName) {
+    return rank_generic_params_.count(arg->text) ? arg->text : "";
+  }
+  if (method != "view" && method != "reshape") return "";
   if (arg->kind == NodeKind::kCall && arg->children.size() == 1)
     arg = arg->children[0].get();
   else if (arg->kind == NodeKind::kCall)

@@ -64,7 +64,10 @@ TileVal KernelLowering::AllocateTileDim(const Val* explicit_block,
   tile_usage_.push_back(0);
   tile_extents_.push_back(extent);
   int64_t block = 0;
-  if (explicit_block && explicit_block->kind != ValKind::kNone) {
+  // A block size Helion derives from shapes at call time is Tessera's to
+  // choose, as if none were given.
+  if (explicit_block && explicit_block->kind != ValKind::kNone &&
+      explicit_block->kind != ValKind::kCallTimeInt) {
     if (explicit_block->kind == ValKind::kInt && explicit_block->i > 0) {
       block = explicit_block->i;
     } else {
@@ -132,6 +135,12 @@ void KernelLowering::LowerFor(const PyStmt& stmt) {
     if (fn.kind == ValKind::kModule) callee = fn.text;
   }
   if (callee == "helion.language.tile") return LowerTileLoop(stmt, iter);
+  // A top-level hl.grid is the grid: a tile loop of block 1 whose targets
+  // are the scalar indices (tile.begin).
+  if (callee == "helion.language.grid" && tile_depth_ == 0) {
+    grid_scalars_ = true;
+    return LowerTileLoop(stmt, iter);
+  }
   if (callee == "builtins.range" || callee == "helion.language.grid" ||
       callee == "helion.language.static_range") {
     return LowerRangeLoop(stmt, iter);
@@ -146,6 +155,9 @@ void KernelLowering::LowerFor(const PyStmt& stmt) {
 }
 
 void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
+  const bool scalars = grid_scalars_;
+  grid_scalars_ = false;
+  const Val unit_block = Val::Int(1);
   CallArgs args;
   args.loc = call.loc;
   for (size_t i = 1; i < call.children.size(); ++i) {
@@ -288,7 +300,8 @@ void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
       // the range lies the neighbouring program's chunk).
       extent = parent->type.shape[0];
     }
-    TileVal tile = AllocateTileDim(spec.block, extent, spec.loc);
+    TileVal tile =
+        AllocateTileDim(scalars ? &unit_block : spec.block, extent, spec.loc);
     std::string ir_name = IrNameFor(names[d], TypeKind::kTile);
     tile.name = ir_name;
     tile.zero_based = spec.begin.kind == ValKind::kInt && spec.begin.i == 0;
@@ -302,6 +315,10 @@ void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
     tiles.push_back(std::move(tile_val));
   }
   if (tile_depth_ == 0) SetAttr(loop.attrs, "grid", true);
+  if (scalars) {
+    for (Val& tile : tiles)
+      tile = EvalAttribute(std::move(tile), "begin", call.loc);
+  }
   if (target.kind == NodeKind::kName) {
     env_[target.text] =
         multi ? Val::Tuple(std::move(tiles)) : std::move(tiles[0]);

@@ -47,6 +47,19 @@ Val KernelLowering::CallMethod(Val self, const std::string& name,
   }
   if (name == "contiguous") return self;
   if (name == "view" || name == "reshape") return c.Reshape(self, 0, loc);
+  if (name == "view_as" || name == "reshape_as") {
+    const Val* other = c.Required(0, "other", name);
+    if (!other) return Val::Poison();
+    if (!other->IsValue() || other->IsScalar())
+      return Fail(loc, fmt::format("{} needs a tensor, got {}", name,
+                                   Describe(*other)));
+    std::vector<Val> dims;
+    for (const Dim& d : other->type().shape) dims.push_back(DimVal(d));
+    Val shape = Val::Tuple(std::move(dims));
+    args.positional.clear();
+    args.positional.push_back(std::move(shape));
+    return c.Reshape(self, 0, loc);
+  }
   if (name == "t" || name == "transpose" || name == "permute") {
     std::vector<int64_t> perm(type.rank());
     for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);

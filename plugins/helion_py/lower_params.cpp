@@ -93,7 +93,7 @@ void KernelLowering::RecordParamDefaults() {
   bool any = false;
   for (const Param& param : kernel_.params) {
     // Inlined or compile-time: not parameters of the IR function.
-    if (IsCallableParam(param) || IsStaticParam(param)) continue;
+    if (IsCallableParam(param) || IsCompileTimeParam(param)) continue;
     std::string literal;
     if (param.default_value) {
       if (auto text = PythonLiteral(*param.default_value, constants_)) {
@@ -115,18 +115,19 @@ void KernelLowering::RecordParamDefaults() {
 // A tensor parameter written rank-generically, as Helion's examples do:
 // reshaped with a leading -1 (`q.reshape([-1, m, d])`, `q.view(-1, d)`) and
 // otherwise used only through negative size indices, its whole size, dtype
-// or device. Returns how many trailing dims the reshape names (0: not
-// rank-generic). Such a parameter accepts any rank >= that count.
+// or device. Returns how many trailing dims the reshape names (0 for a
+// flatten, `x.view(-1)`; -1: not rank-generic). Such a parameter accepts
+// any rank >= that count.
 int KernelLowering::RankGenericTrailing(const std::string& param) const {
-  auto [cached, inserted] = rank_generic_trailing_.try_emplace(param, 0);
+  auto [cached, inserted] = rank_generic_trailing_.try_emplace(param, -1);
   if (inserted) cached->second = RankGenericTrailingFromSource(param);
   return cached->second;
 }
 
 int KernelLowering::RankGenericTrailingFromSource(
     const std::string& param) const {
-  if (spec_.args.count(param)) return 0;  // --arg fixes the rank
-  int trailing = 0;
+  if (spec_.args.count(param)) return -1;  // --arg fixes the rank
+  int trailing = -1;
   bool fixed_rank_use = false;
   auto is_param = [&](const Node& node) {
     return node.kind == NodeKind::kName && node.text == param;
@@ -191,7 +192,7 @@ int KernelLowering::RankGenericTrailingFromSource(
             is_param(*value->children[0]))
           fixed_rank_use = true;
       });
-  return fixed_rank_use ? 0 : trailing;
+  return fixed_rank_use ? -1 : trailing;
 }
 
 // `hl.constexpr` and `str` parameters are compile-time values: their
@@ -203,10 +204,52 @@ bool IsStaticParam(const Param& param) {
   return name == "constexpr" || name.ends_with(".constexpr") || name == "str";
 }
 
-namespace {
+// `x: Tensor | None = None` (or `Optional[Tensor]`): without `--arg x=...`
+// the kernel is compiled for None, so `if x is not None:` folds; the host
+// function then rejects a tensor for it.
+bool IsOptionalNoneParam(const Param& param) {
+  if (!param.default_value || param.default_value->kind != NodeKind::kNone ||
+      !param.annotation)
+    return false;
+  const Node& a = *param.annotation;
+  if (a.kind == NodeKind::kBinary &&
+      a.op == static_cast<uint8_t>(BinaryOp::kBitOr))
+    return a.children[0]->kind == NodeKind::kNone ||
+           a.children[1]->kind == NodeKind::kNone;
+  if (a.kind == NodeKind::kSubscript) {
+    std::string name = DottedName(*a.children[0]);
+    return name == "Optional" || name.ends_with(".Optional");
+  }
+  return false;
+}
 
-// A value spelled on the command line: True/False/None, a number, a torch
-// dtype name, else a string.
+// `n = hl.specialize(n)` of an int argument: the kernel is compiled for one
+// value of it (Helion specializes on each value it is called with).
+bool KernelLowering::IsSpecializedInt(const Param& param) const {
+  if (!specialized_ints_) {
+    specialized_ints_.emplace();
+    WalkStmtNodes(kernel_.body, [&](const Node& node) {
+      if (node.kind == NodeKind::kCall && node.children.size() == 2 &&
+          node.children[1]->kind == NodeKind::kName) {
+        std::string callee = DottedName(*node.children[0]);
+        if (callee == "specialize" || callee.ends_with(".specialize"))
+          specialized_ints_->insert(node.children[1]->text);
+      }
+    });
+  }
+  if (!specialized_ints_->count(param.name)) return false;
+  const Node* def = param.default_value.get();
+  std::string annotation =
+      param.annotation ? DottedName(*param.annotation) : "";
+  return annotation == "int" ||
+         (annotation.empty() && def && def->kind == NodeKind::kInt);
+}
+
+bool KernelLowering::IsCompileTimeParam(const Param& param) const {
+  if (IsStaticParam(param) || IsSpecializedInt(param)) return true;
+  return IsOptionalNoneParam(param) && spec_.args.count(param.name) == 0;
+}
+
 Val StaticValueFromText(const std::string& text, std::string& literal) {
   if (text == "True" || text == "False") {
     literal = text;
@@ -241,8 +284,6 @@ Val StaticValueFromText(const std::string& text, std::string& literal) {
   return Val::String(std::string(body));
 }
 
-}  // namespace
-
 std::optional<std::string> KernelLowering::BindStaticParam(const Param& param) {
   std::string literal;
   if (auto it = spec_.args.find(param.name); it != spec_.args.end()) {
@@ -257,6 +298,12 @@ std::optional<std::string> KernelLowering::BindStaticParam(const Param& param) {
         return *text;
       }
     }
+  }
+  if (IsSpecializedInt(param)) {
+    // No value to specialize on: the default block size, which a call
+    // must then pass (the host function checks it).
+    env_[param.name] = Val::Int(kMinorBlock);
+    return std::to_string(kMinorBlock);
   }
   Diagnostic* d = Report(
       param.loc,
@@ -277,7 +324,7 @@ void KernelLowering::SetUpParams() {
   rank_generic_params_.clear();
   size_t position = 0;  // in the host signature, which has no callables
   for (const Param& param : kernel_.params) {
-    if (IsStaticParam(param)) {
+    if (IsCompileTimeParam(param)) {
       std::optional<std::string> literal = BindStaticParam(param);
       if (literal) {
         static_params.push_back(
@@ -341,7 +388,7 @@ void KernelLowering::SetUpParams() {
                  annotation == "torch.Tensor") {
         Shape shape;
         int rank = InferRank(param.name);
-        if (int trailing = RankGenericTrailing(param.name); trailing > 0) {
+        if (int trailing = RankGenericTrailing(param.name); trailing >= 0) {
           // Leading dims collapse into dim 0 (the host function reshapes);
           // the IR sees [lead, trailing...].
           rank = std::max(rank, trailing + 1);

@@ -16,7 +16,9 @@ import pathlib
 KERNELS = (
     "add", "exp", "softmax", "matmul", "matmul_bias_gelu", "bmm", "attention",
     "split_k_matmul", "layer_norm", "rms_norm", "row_sum", "long_sum", "geglu",
-    "swiglu", "scaled_epilogue", "block_col_sums",
+    "swiglu", "scaled_epilogue", "block_col_sums", "dropout",
+    "chunk_sums", "k_grid_matmul", "tunable_split_k", "fp8_matmul_quant",
+    "grid_bmm",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -83,6 +85,16 @@ SPECS = {
     "scaled_epilogue": KernelSpec({"even": [(256, 256), (256,)],
                                    "ragged": [(200, 300), (300,)]}),
     "block_col_sums": KernelSpec({"even": [(512, 256)], "ragged": [(300, 200)]}),
+    "dropout": KernelSpec({"even": [(256, 384)], "ragged": [(200, 300)]}),
+    "chunk_sums": KernelSpec({"even": [(256, 512)], "ragged": [(200, 300)]}),
+    "tunable_split_k": KernelSpec({"even": [(256, 512), (512, 256)],
+                                   "ragged": [(200, 300), (300, 200)]}),
+    "fp8_matmul_quant": KernelSpec({"even": [(256, 384), (384, 256)],
+                                    "ragged": [(200, 300), (300, 136)]}),
+    "grid_bmm": KernelSpec({"even": [(2, 256, 384), (2, 384, 128)],
+                            "ragged": [(3, 200, 300), (3, 300, 136)]}),
+    "k_grid_matmul": KernelSpec({"even": [(256, 384), (384, 128)],
+                                 "ragged": [(200, 300), (300, 136)]}),
 }
 
 

@@ -185,11 +185,20 @@ TEST(HelionCompat, HelionTestingDTypesAndFp8) {
   CompileResult fp8 = Compile(
       Kernel("x",
              "    out = torch.empty(x.size(), dtype=torch.float8_e4m3fn)\n"
+             "    out2 = torch.empty(x.size(), dtype=torch.float8_e5m2)\n"
+             "    return out, out2\n"));
+  ASSERT_TRUE(fp8.module) << fp8.diagnostics;
+  EXPECT_TRUE(Has(fp8, "ref<f8e4m3[x_d0]>")) << fp8.ir;
+  EXPECT_TRUE(Has(fp8, "ref<f8e5m2[x_d0]>")) << fp8.ir;
+  CompileResult fnuz = Compile(
+      Kernel("x",
+             "    out = torch.empty(x.size(), dtype=torch.float8_e4m3fnuz)\n"
              "    return out\n"));
-  ASSERT_FALSE(fp8.errors.empty());
-  EXPECT_NE(fp8.errors[0].message.find("torch.float8_e4m3fn is not supported"),
-            std::string::npos);
-  EXPECT_EQ(fp8.errors[0].loc.line, 7u);
+  ASSERT_FALSE(fnuz.errors.empty());
+  EXPECT_NE(
+      fnuz.errors[0].message.find("torch.float8_e4m3fnuz is not supported"),
+      std::string::npos);
+  EXPECT_EQ(fnuz.errors[0].loc.line, 7u);
 }
 
 TEST(HelionCompat, FileWithoutKernelsIsANote) {

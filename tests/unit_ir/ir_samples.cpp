@@ -177,9 +177,11 @@ ExprList SampleExprs(OpKind op) {
       }
       break;
     case OpCategory::kBinary:
-      if (op == OpKind::kAnd || op == OpKind::kOr) {
+      if (op == OpKind::kAnd || op == OpKind::kOr || op == OpKind::kXor) {
         out.push_back(Op(op, List(P("c"), P("c"))));
         out.push_back(Op(op, List(P("ia"), MakeIntConst(1))));
+      } else if (op == OpKind::kShl || op == OpKind::kShr) {
+        out.push_back(Op(op, List(P("ia"), MakeIntConst(3))));
       } else if (op == OpKind::kCdiv) {
         out.push_back(Op(op, List(P("m"), MakeIntConst(64))));
       } else {

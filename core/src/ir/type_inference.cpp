@@ -179,8 +179,16 @@ absl::StatusOr<Type> InferBinary(OpKind op, const Type& a, const Type& b) {
     case OpKind::kDiv:
       if (!IsFloat(dtype)) dtype = DType::kF32;
       break;
+    case OpKind::kShl:
+    case OpKind::kShr:
+      if (!IsInteger(dtype)) {
+        return Error(fmt::format("'{}' needs integer operands, got {}",
+                                 OpName(op), DTypeName(dtype)));
+      }
+      break;
     case OpKind::kAnd:
     case OpKind::kOr:
+    case OpKind::kXor:
       if (IsFloat(dtype)) {
         return Error(fmt::format("'{}' needs bool or integer operands, got {}",
                                  OpName(op), DTypeName(dtype)));

@@ -6,8 +6,9 @@
 namespace tessera {
 namespace {
 
-constexpr std::array<std::string_view, 8> kDTypeNames = {
-    "bool", "i8", "i16", "i32", "i64", "f16", "bf16", "f32"};
+constexpr std::array<std::string_view, 10> kDTypeNames = {
+    "bool", "i8",   "i16", "i32",    "i64",
+    "f16",  "bf16", "f32", "f8e4m3", "f8e5m2"};
 
 // bool < integers < floats, the PyTorch category order.
 int Category(DType dtype) {
@@ -26,6 +27,11 @@ std::string_view DTypeName(DType dtype) {
 // on the first character and the length instead of a chain of compares.
 std::optional<DType> ParseDType(std::string_view name) {
   const size_t size = name.size();
+  if (size == 6 && name[0] == 'f' && name[1] == '8') {
+    if (name == "f8e4m3") return DType::kF8E4M3;
+    if (name == "f8e5m2") return DType::kF8E5M2;
+    return std::nullopt;
+  }
   if (size < 2 || size > 4) return std::nullopt;
   auto rest_is = [&](std::string_view rest) { return name.substr(1) == rest; };
   switch (name[0]) {
@@ -54,6 +60,8 @@ int DTypeBytes(DType dtype) {
   switch (dtype) {
     case DType::kBool:
     case DType::kI8:
+    case DType::kF8E4M3:
+    case DType::kF8E5M2:
       return 1;
     case DType::kI16:
     case DType::kF16:
@@ -69,7 +77,9 @@ int DTypeBytes(DType dtype) {
 }
 
 bool IsFloat(DType dtype) {
-  return dtype == DType::kF16 || dtype == DType::kBF16 || dtype == DType::kF32;
+  return dtype == DType::kF16 || dtype == DType::kBF16 ||
+         dtype == DType::kF32 || dtype == DType::kF8E4M3 ||
+         dtype == DType::kF8E5M2;
 }
 
 bool IsInteger(DType dtype) {
@@ -88,6 +98,9 @@ DType PromoteDTypes(DType a, DType b) {
       (a == DType::kBF16 && b == DType::kF16)) {
     return DType::kF32;
   }
+  // The two fp8 formats have no common 8-bit type either (PyTorch refuses
+  // to promote them; computing in f32 is exact for both).
+  if (DTypeBytes(a) == 1 && DTypeBytes(b) == 1) return DType::kF32;
   return DTypeBytes(a) >= DTypeBytes(b) ? a : b;
 }
 

@@ -128,6 +128,8 @@ class FunctionEmitter {
       // NumPy has no bfloat16; f32 holds every bf16 value exactly.
       case tessera::DType::kBF16:
       case tessera::DType::kF32:
+      case tessera::DType::kF8E4M3:
+      case tessera::DType::kF8E5M2:
         return options_.float64 ? "np.float64" : "np.float32";
     }
     return "np.float32";

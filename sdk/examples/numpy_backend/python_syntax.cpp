@@ -139,6 +139,12 @@ std::string_view BinaryFunction(OpKind op) {
       return "np.logical_and";
     case OpKind::kOr:
       return "np.logical_or";
+    case OpKind::kXor:
+      return "np.bitwise_xor";
+    case OpKind::kShl:
+      return "np.left_shift";
+    case OpKind::kShr:
+      return "np.right_shift";
     case OpKind::kCdiv:
       return "_cdiv";
     case OpKind::kEq:

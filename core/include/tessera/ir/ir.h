@@ -116,6 +116,9 @@ enum class OpKind : uint16_t {
   kAnd,
   kOr,
   kCdiv,  // ceil division of integers (grid extents)
+  kXor,   // bitwise xor (bool or integers)
+  kShl,   // left shift of integers
+  kShr,   // arithmetic right shift of integers (Python's >>)
 
   // Comparisons -> bool.
   kEq,

@@ -35,6 +35,8 @@ enum class DType : uint8_t {
   kF16,
   kBF16,
   kF32,
+  kF8E4M3,  // float8_e4m3fn (torch / jnp): 4 exponent bits, no infinities
+  kF8E5M2,  // float8_e5m2
 };
 
 // "f32", "bf16", ...; the spelling used by the text format and the CLI.
