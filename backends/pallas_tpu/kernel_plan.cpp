@@ -5,6 +5,7 @@
 #include <set>
 
 #include "fmt/format.h"
+#include "indirect_plan.h"
 #include "legality.h"
 
 namespace tessera::pallas {
@@ -190,7 +191,13 @@ bool PlanBuilder::Build() {
   std::vector<const Stmt*> loops;
   if (!CollectBlock(device.body, loops)) return false;
   RemoveDeadUses(device.body);
+  PlanJaggedTiles(plan_);
+  PlanScalarPrefetch(plan_);
   for (RefPlan& ref : plan_.refs) {
+    if (ref.scalar_prefetch) {
+      ref.dims.assign(ref.type.shape.size(), SpecDim{});
+      continue;
+    }
     PlanSpecs(ref);
     if (plan_.launcher != Launcher::kUnroll) PlanStreaming(ref);
     std::optional<std::string> illegal =
@@ -465,6 +472,7 @@ void PlanBuilder::PlanPadding(RefPlan& ref) {
                      ref.stream_loop == nullptr;
       if (edge_ok) continue;
       int64_t multiple = tile->block;
+      if (tile->jagged) spec.pad_extra = std::max(spec.pad_extra, tile->block);
       if (spec.kind == SpecKind::kBlocked) {
         multiple = std::lcm(multiple, spec.block);
       }
@@ -530,7 +538,11 @@ std::optional<std::string> UnalignedSlices(const RefPlan& ref) {
     if (dim.kind != SpecKind::kBlocked) continue;
     const bool lanes = d + 1 == rank;
     const int64_t multiple = lanes ? 128 : sublanes;
-    if (dim.block % multiple != 0) {
+    // One row of a 32-bit array at any sublane offset is a masked load or
+    // store Mosaic accepts (libtpu, v5e-v7x; packed types need aligned rows).
+    const bool one_row =
+        !lanes && dim.block == 1 && DTypeBytes(ref.type.dtype) == 4;
+    if (dim.block % multiple != 0 && !one_row) {
       return fmt::format(
           "offsets that are multiples of {} ({}) along dim {}, "
           "and its block is {}",

@@ -1,5 +1,7 @@
 #include "lane_rows.h"
 
+#include "indirect_plan.h"
+
 #include <map>
 #include <set>
 #include <string>
@@ -147,7 +149,7 @@ std::optional<Module> CarryRank1RefsAsRows(const Module& module,
     const Value& param = device->params[i];
     const Expr& operand = *launch->operands[i - grid_rank];
     if (param.type.is_ref() && param.type.shape.size() == 1 &&
-        operand.op == OpKind::kVar) {
+        operand.op == OpKind::kVar && !ReadOnlyAsScalars(*device, param.name)) {
       rows.insert(param.name);
     }
   }

@@ -2,6 +2,7 @@
 
 #include "fmt/format.h"
 #include "python_writer.h"
+#include "scalar_prefetch.h"
 
 namespace tessera::pallas {
 
@@ -75,6 +76,7 @@ std::string ModuleHelpers(const ModuleState& state,
         "    return jnp.where(index < limit, value, "
         "jnp.asarray(fill, value.dtype))");
   }
+  AppendIndirectHelpers(state, helpers);
   return helpers.Text();
 }
 

@@ -55,6 +55,7 @@ class ForiLoopEmitter : public DeviceEmitter {
 
  protected:
   bool EmitInnerLoop(const Stmt& loop, PyLines& out) override {
+    if (IsJagged(loop)) return EmitJaggedLoop(loop, out);
     const std::string tile = loop.vars[0].name;
     const std::string index = SanitizeIdentifier(tile);
     const bool prefetch = plan_.prefetch;
