@@ -540,8 +540,11 @@ std::optional<std::string> UnalignedSlices(const RefPlan& ref) {
     const int64_t multiple = lanes ? 128 : sublanes;
     // One row of a 32-bit array at any sublane offset is a masked load or
     // store Mosaic accepts (libtpu, v5e-v7x; packed types need aligned rows).
-    const bool one_row =
-        !lanes && dim.block == 1 && DTypeBytes(ref.type.dtype) == 4;
+    // A row that is also sliced along the lanes is not ("dynamic store with
+    // unaligned indices", random kernel seed 66).
+    const bool one_row = !lanes && dim.block == 1 &&
+                         DTypeBytes(ref.type.dtype) == 4 &&
+                         ref.dims.back().kind != SpecKind::kBlocked;
     if (dim.block % multiple != 0 && !one_row) {
       return fmt::format(
           "offsets that are multiples of {} ({}) along dim {}, "
