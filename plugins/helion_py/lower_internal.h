@@ -119,6 +119,10 @@ struct CallSite {
   std::string name;
 };
 
+// Kernel arguments whose elements are used as indices or loop bounds
+// (lower_indirect.cpp): int32 when no type is given.
+std::set<std::string> IndexTensorParams(const KernelDef& kernel);
+
 class KernelLowering {
  public:
   KernelLowering(const KernelDef& kernel, const ParsedFile& file,
@@ -229,7 +233,10 @@ class KernelLowering {
   void LowerBlock(const std::vector<PyStmt>& body);
   void LowerStmt(const PyStmt& stmt);
   void LowerFor(const PyStmt& stmt);
-  void LowerTileLoop(const PyStmt& stmt, const Node& call);
+  // scalar_indices: a top-level hl.grid, the launch grid with one element
+  // per step, whose loop variables are the steps' indices (scalars).
+  void LowerTileLoop(const PyStmt& stmt, const Node& call,
+                     bool scalar_indices = false);
   void LowerRangeLoop(const PyStmt& stmt, const Node& call);
   void LowerIf(const PyStmt& stmt);
   void LowerReturn(const PyStmt& stmt);

@@ -132,6 +132,9 @@ void KernelLowering::LowerFor(const PyStmt& stmt) {
     if (fn.kind == ValKind::kModule) callee = fn.text;
   }
   if (callee == "helion.language.tile") return LowerTileLoop(stmt, iter);
+  if (callee == "helion.language.grid" && tile_depth_ == 0) {
+    return LowerTileLoop(stmt, iter, /*scalar_indices=*/true);
+  }
   if (callee == "builtins.range" || callee == "helion.language.grid" ||
       callee == "helion.language.static_range") {
     return LowerRangeLoop(stmt, iter);
@@ -145,7 +148,8 @@ void KernelLowering::LowerFor(const PyStmt& stmt) {
        "for i in range(n)");
 }
 
-void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
+void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call,
+                                   bool scalar_indices) {
   CallArgs args;
   args.loc = call.loc;
   for (size_t i = 1; i < call.children.size(); ++i) {
@@ -155,7 +159,7 @@ void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
   for (const Keyword& keyword : call.keywords) {
     args.keywords.emplace_back(keyword.name, Eval(*keyword.value));
     args.keyword_locs.push_back(keyword.loc);
-    if (keyword.name != "block_size") {
+    if (keyword.name != "block_size" || scalar_indices) {
       Fail(keyword.loc, fmt::format("unknown argument '{}' of hl.tile; "
                                     "supported: block_size",
                                     keyword.name));
@@ -167,6 +171,14 @@ void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
   }
   const Val* block_arg =
       args.Get(args.positional.size() == 3 ? 2 : 99, "block_size");
+  const Val one = Val::Int(1);
+  if (scalar_indices) {
+    if (args.positional.size() > 2) {
+      Fail(call.loc, "hl.grid takes (sizes) or (begin, end)");
+      return;
+    }
+    block_arg = nullptr;
+  }
   if (args.positional.empty() || args.positional.size() > 3) {
     Fail(call.loc,
          "hl.tile takes (sizes), (begin, end) or (begin, end, block_size)");
@@ -271,6 +283,7 @@ void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
   std::vector<Val> tiles;
   for (size_t d = 0; d < dims.size(); ++d) {
     DimSpec& spec = dims[d];
+    if (scalar_indices) spec.block = &one;
     ExprPtr begin = ToIndexExpr(spec.begin, spec.loc);
     ExprPtr end = ToIndexExpr(spec.end, spec.loc);
     if (!begin || !end) return;
@@ -299,6 +312,13 @@ void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
     Val tile_val;
     tile_val.kind = ValKind::kTile;
     tile_val.tile = tile;
+    if (scalar_indices) {
+      // The step's index: the begin of its one-element tile.
+      ExprList operands;
+      operands.push_back(MakeVar(ir_name, tile_type));
+      tile_val =
+          MakeTyped(OpKind::kTileBegin, std::move(operands), {}, spec.loc);
+    }
     tiles.push_back(std::move(tile_val));
   }
   if (tile_depth_ == 0) SetAttr(loop.attrs, "grid", true);
