@@ -1,6 +1,7 @@
 """Compiles a Tessera-generated Pallas module with the real TPU compiler.
 
 usage: verify_tpu.py MODULE.py [--arg NAME=TYPE ...] [--tpu GEN ...] [--kernel NAME]
+       verify_tpu.py MODULE.py ... --results FILE [--measure RUNS]
 
 PyPI's libtpu (the version jax[tpu]==0.10.2 pins) compiles Pallas kernels ahead
 of time with no TPU attached: a deviceless topology of the generation stands in
@@ -17,6 +18,15 @@ kernel line whose code the compiler rejected (the generated module's
   --tpu v5e|v6e|v7x        generation(s) to compile for (repeatable); default:
                            the one the module was generated for
 
+  --results FILE           several modules in one process (`tessera tune`
+                           checks its best candidates so): one line per
+                           module and generation in FILE, tab-separated:
+                           ok|rejected, the module, the detail
+  --measure N              with --results, on a host whose jax.devices()
+                           has a TPU: also time the first N modules (a
+                           warm-up call, then 20 timed calls, the median in
+                           microseconds); elsewhere one `no-tpu` line says so
+
 `tessera compile --verify-tpu` runs this on each module it writes. The
 conformance tests import compile_tpu() and compiler_error() from here.
 """
@@ -32,6 +42,7 @@ import sys
 import tempfile
 
 GENERATIONS = ("v5e", "v6e", "v7x")
+MEASURED_RUNS = 20  # timed calls per measured module (--measure)
 # A deviceless topology per generation (jax.experimental.topologies names).
 TOPOLOGIES = {"v5e": "v5e:2x2", "v6e": "v6e:2x2", "v7x": "tpu7x:2x2x1"}
 DTYPES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "i8": "int8",
@@ -210,17 +221,88 @@ def argument_specs(function, given, module_path):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("module", type=pathlib.Path)
+    parser.add_argument("module", type=pathlib.Path, nargs="+")
     parser.add_argument("--arg", action="append", default=[], metavar="NAME=TYPE")
     parser.add_argument("--tpu", action="append", choices=GENERATIONS)
     parser.add_argument("--kernel", help="host function (default: the module's kernel)")
+    parser.add_argument("--results", type=pathlib.Path)
+    parser.add_argument("--measure", type=int, default=0, metavar="N")
     args = parser.parse_args(argv)
-    module_path = args.module.resolve()
+    if len(args.module) > 1 and args.results is None:
+        parser.error("several modules need --results FILE")
     dump_dir = tempfile.mkdtemp(prefix="tessera-mosaic-")
     try:
-        return verify(args, module_path, dump_dir)
+        if args.results is None:
+            return verify(args, args.module[0].resolve(), dump_dir)
+        return verify_batch(args, dump_dir)
     finally:
         shutil.rmtree(dump_dir, ignore_errors=True)
+
+
+def verify_batch(args, dump_dir):
+    """Every module in this one process (libtpu loads once); a verdict line
+    per module and generation in args.results."""
+    lines = []
+    measure_on = None
+    if args.measure:
+        import jax
+        tpus = [d for d in jax.devices() if d.platform == "tpu"]
+        if tpus:
+            measure_on = tpus[0]
+        else:
+            lines.append(f"no-tpu\t-\tjax.devices() has no TPU here "
+                         f"({jax.devices()[0].platform}); nothing measured")
+    prepare_environment(dump_dir)
+    given = {}
+    for item in args.arg:
+        name, _, spelling = item.partition("=")
+        given[name.strip()] = parse_type(spelling)
+    for index, path in enumerate(args.module):
+        module_path = path.resolve()
+        try:
+            _, kernel, generated_for = module_header(module_path)
+            spec = importlib.util.spec_from_file_location("tessera_verified", module_path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            function = getattr(module, args.kernel or kernel)
+            specs = argument_specs(function, given, module_path)
+        except (ValueError, OSError, SyntaxError, AttributeError) as error:
+            lines.append(f"rejected\t{path}\t{error}")
+            continue
+        compiles = True
+        for generation in args.tpu or [generated_for]:
+            try:
+                compiled = compile_tpu(function, specs, generation)
+            except Exception as error:  # The compiler's verdict, reported.
+                lines.append(f"rejected\t{path}\t{compiler_error(error)}")
+                compiles = False
+                continue
+            lines.append(f"ok\t{path}\t{describe(compiled)}")
+        if compiles and measure_on is not None and index < args.measure:
+            micros = measure(function, specs, measure_on, MEASURED_RUNS)
+            lines.append(f"measured\t{path}\t{micros:.2f}")
+    args.results.write_text("".join(line.replace("\n", " ") + "\n" for line in lines))
+    return 0
+
+
+def measure(function, specs, device, runs):
+    """Median wall time in microseconds of `runs` calls on `device`, after a
+    warm-up call (compilation excluded)."""
+    import statistics
+    import time
+    import jax
+    import numpy as np
+    rng = np.random.default_rng(0)
+    arrays = [jax.device_put(rng.standard_normal(shape).astype(dtype), device)
+              for shape, dtype in specs]
+    jitted = jax.jit(function)
+    jax.block_until_ready(jitted(*arrays))
+    times = []
+    for _ in range(max(1, runs)):
+        start = time.perf_counter()
+        jax.block_until_ready(jitted(*arrays))
+        times.append((time.perf_counter() - start) * 1e6)
+    return statistics.median(times)
 
 
 def verify(args, module_path, dump_dir):

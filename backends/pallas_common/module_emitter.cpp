@@ -489,7 +489,7 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
   }
   PyLines call_params;
   if (std::optional<std::string> error =
-          target_.CallParams(plan_, vmem, call_params, cost_)) {
+          target_.CallParams(plan_, bindings, vmem, call_params, cost_)) {
     return Fail(launch.loc, *error);
   }
 

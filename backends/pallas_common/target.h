@@ -96,10 +96,11 @@ class PallasTarget {
   // The pallas_call's keyword lines after its operands' specs
   // (compiler_params, cost_estimate), given the on-chip buffers the kernel
   // uses; an error text when they do not fit. Fills `cost` when the target
-  // has a cost model.
+  // has a cost model (`host`: the host's names for the kernel's sizes).
   virtual std::optional<std::string> CallParams(
-      const KernelPlan& plan, const std::vector<VmemBuffer>& buffers,
-      PyLines& out, KernelCost& cost) const = 0;
+      const KernelPlan& plan, const HostBindings& host,
+      const std::vector<VmemBuffer>& buffers, PyLines& out,
+      KernelCost& cost) const = 0;
   // Module-level helper functions (Python source, each preceded by two
   // blank lines), the tail helpers included.
   virtual std::string ModuleHelpers(const ModuleState& state) const;

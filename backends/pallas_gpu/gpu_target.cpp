@@ -89,6 +89,7 @@ class GpuTarget : public PallasTarget {
   }
 
   std::optional<std::string> CallParams(const KernelPlan& plan,
+                                        const HostBindings&,
                                         const std::vector<VmemBuffer>&,
                                         PyLines& out,
                                         KernelCost& cost) const override {

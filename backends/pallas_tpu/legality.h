@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "buffers.h"
+#include "tessera/ir/ir.h"
 #include "tessera/ir/types.h"
 
 namespace tessera::pallas {
@@ -42,6 +43,17 @@ struct VmemPlan {
   // error text naming the largest buffers.
   std::string error;
 };
+
+// Mosaic keeps kernel values that do not fit the vector registers (a block's
+// accumulator, a dot's result) in VMEM it allocates itself, next to the
+// blocks and scratch. Modeled as twice the largest such value plus 1 MiB:
+// against libtpu, a 1024^2 bf16 matmul needed 18.4 MiB (emit_pipeline) and
+// 26.0 MiB (unroll) where blocks and scratch came to 16 and 20 MiB, with a
+// 4 MiB f32 accumulator; raising vmem_limit_bytes a little too far costs
+// nothing, too little fails to compile.
+// (The one formula: legality's VMEM plan and the cost model's VMEM peak
+// both add it.)
+VmemBuffer CompilerScratch(const Function& device);
 
 VmemPlan PlanVmem(std::span<const VmemBuffer> buffers,
                   const TpuGeneration& tpu);

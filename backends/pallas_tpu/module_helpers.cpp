@@ -46,29 +46,4 @@ std::string ModuleHelpers(const ModuleState& state,
   return helpers.Text();
 }
 
-VmemBuffer CompilerScratch(const Function& device) {
-  int64_t largest = 0;
-  std::string what = "none";
-  auto consider = [&](const Value& value) {
-    if (!value.type.is_tensor()) return;
-    int64_t bytes = DTypeBytes(value.type.dtype);
-    for (const Dim& dim : value.type.shape) {
-      if (!dim.is_static()) return;
-      bytes *= dim.size;
-    }
-    if (bytes > largest) {
-      largest = bytes;
-      what = fmt::format("{} {}", value.name, TypeToString(value.type));
-    }
-  };
-  WalkStmts(device.body, [&](const Stmt& stmt) {
-    for (const Value& value : stmt.results) consider(value);
-    for (const Value& value : stmt.iter_args) consider(value);
-  });
-  constexpr int64_t kMiB = 1024 * 1024;
-  return VmemBuffer{
-      fmt::format("compiler scratch for kernel values (largest: {})", what),
-      2 * largest + kMiB, 1};
-}
-
 }  // namespace tessera::pallas

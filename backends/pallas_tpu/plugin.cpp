@@ -36,6 +36,41 @@ std::optional<ModuleOptions> ReadOptions(BackendContext& ctx) {
   return module_options;
 }
 
+// Why --emit=report has nothing for `function`: with symbolic shapes, the
+// parameters to pass with --arg.
+std::string NoEstimateMessage(const Function& function,
+                              const std::string& problem) {
+  std::vector<std::string> symbolic;
+  std::string example;
+  for (const Value& param : function.params) {
+    if (!param.type.is_ref()) continue;
+    bool is_static = true;
+    std::string dims;
+    for (size_t d = 0; d < param.type.shape.size(); ++d) {
+      is_static = is_static && param.type.shape[d].is_static();
+      dims += fmt::format("{}D{}", d ? "," : "", d);
+    }
+    if (is_static) continue;
+    symbolic.push_back(param.name);
+    if (example.empty()) {
+      example = fmt::format("--arg={}={}[{}]", param.name,
+                            DTypeName(param.type.dtype), dims);
+    }
+  }
+  if (symbolic.empty()) {
+    return fmt::format("no cost estimate for kernel '{}': {}", function.name,
+                       problem);
+  }
+  return fmt::format(
+      "no cost estimate for kernel '{}': the model times a kernel at static "
+      "shapes, and {} {} symbolic; pass {} with --arg, e.g. {} (the "
+      "generated code's pl.CostEstimate needs none: it is written in terms "
+      "of the shapes)",
+      function.name, fmt::join(symbolic, ", "),
+      symbolic.size() == 1 ? "is" : "are", symbolic.size() == 1 ? "it" : "each",
+      example);
+}
+
 class PallasTpuBackend : public Backend {
  public:
   absl::StatusOr<std::vector<EmittedFile>> Emit(const Module& module,
@@ -76,10 +111,8 @@ class PallasTpuBackend : public Backend {
       files.push_back(*std::move(file));
       if (estimates == nullptr) continue;
       if (!cost.estimate) {
-        ctx.diagnostics().Error(
-            module.source_file, function.loc,
-            fmt::format("no cost estimate for kernel '{}': {}", function.name,
-                        cost.problem));
+        ctx.diagnostics().Error(module.source_file, function.loc,
+                                NoEstimateMessage(function, cost.problem));
         failed = true;
         continue;
       }

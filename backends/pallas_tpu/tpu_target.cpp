@@ -2,6 +2,7 @@
 // budget, the three launchers, the cost model's pl.CostEstimate, and the
 // abstract TPU the host function enters for interpret mode and export on a
 // CPU host. The plan and the emitters are ../pallas_common.
+#include "device_emitter.h"
 #include "fmt/format.h"
 #include "launchers/launchers.h"
 #include "module_emitter.h"
@@ -94,6 +95,7 @@ class TpuTarget : public PallasTarget {
   }
 
   std::optional<std::string> CallParams(const KernelPlan& plan,
+                                        const HostBindings& host,
                                         const std::vector<VmemBuffer>& buffers,
                                         PyLines& out,
                                         KernelCost& cost) const override {
@@ -102,7 +104,7 @@ class TpuTarget : public PallasTarget {
     VmemPlan vmem_plan =
         options_.check_legality ? PlanVmem(vmem, options_.tpu) : VmemPlan{};
     if (!vmem_plan.error.empty()) return vmem_plan.error;
-    Estimate(plan, cost);
+    std::optional<KernelCounts> counts = Estimate(plan, host, cost);
     std::string semantics = "(";
     for (size_t i = 0; i < plan.dimension_semantics.size(); ++i) {
       semantics +=
@@ -120,14 +122,7 @@ class TpuTarget : public PallasTarget {
       out.Line(fmt::format("dimension_semantics={}),", semantics));
     }
     out.Dedent();
-    if (cost.estimate) {
-      // Lets XLA schedule around the kernel as it does for hand-written ones.
-      out.Line(
-          fmt::format("cost_estimate=pl.CostEstimate(flops={:.0f}, "
-                      "transcendentals={:.0f}, bytes_accessed={:.0f}),",
-                      cost.estimate->flops, cost.estimate->transcendentals,
-                      cost.estimate->bytes_accessed));
-    }
+    if (counts) EmitCostEstimate(*counts, out);
     return std::nullopt;
   }
 
@@ -143,20 +138,55 @@ class TpuTarget : public PallasTarget {
   }
 
  private:
-  void Estimate(const KernelPlan& plan, KernelCost& cost) const {
+  // The model's counts (Python expressions of the host's sizes when they
+  // are symbolic) and, with static shapes, its timed estimate in `cost`.
+  std::optional<KernelCounts> Estimate(const KernelPlan& plan,
+                                       const HostBindings& host,
+                                       KernelCost& cost) const {
     const TpuHardware* hardware = TpuHardwareByName(options_.tpu.name);
     if (hardware == nullptr) {
       cost.problem = "no hardware table entry for " + options_.tpu.name;
-      return;
+      return std::nullopt;
     }
+    const SymbolicSizes sizes{host.symbol_values, host.grid_begin,
+                              host.grid_end};
     CostOptions cost_options;
     cost_options.prefetch = options_.emit.prefetch;
-    auto estimate = EstimateKernelPlan(plan, *hardware, cost_options);
-    if (estimate.ok()) {
-      cost.estimate = *std::move(estimate);
-    } else {
-      cost.problem = std::string(estimate.status().message());
+    cost_options.sizes = &sizes;
+    auto model = ModelKernelPlan(plan, *hardware, cost_options);
+    if (!model.ok()) {
+      cost.problem = std::string(model.status().message());
+      return std::nullopt;
     }
+    if (model->estimate.ok()) {
+      cost.estimate = *std::move(model->estimate);
+    } else {
+      cost.problem = std::string(model->estimate.status().message());
+    }
+    return model->counts;
+  }
+
+  // Lets XLA schedule around the kernel as it does for hand-written ones.
+  static void EmitCostEstimate(const KernelCounts& counts, PyLines& out) {
+    if (counts.flops.is_constant() && counts.transcendentals.is_constant() &&
+        counts.bytes_accessed.is_constant()) {
+      out.Line(fmt::format(
+          "cost_estimate=pl.CostEstimate(flops={}, transcendentals={}, "
+          "bytes_accessed={}),",
+          counts.flops.ToPython(), counts.transcendentals.ToPython(),
+          counts.bytes_accessed.ToPython()));
+      return;
+    }
+    // Symbolic shapes: the same counts in terms of the host's sizes (Python
+    // ints when the call is traced).
+    out.Line("cost_estimate=pl.CostEstimate(");
+    out.Indent();
+    out.Line(fmt::format("flops={},", counts.flops.ToPython()));
+    out.Line(
+        fmt::format("transcendentals={},", counts.transcendentals.ToPython()));
+    out.Line(
+        fmt::format("bytes_accessed={}),", counts.bytes_accessed.ToPython()));
+    out.Dedent();
   }
 
   ModuleOptions options_;

@@ -74,6 +74,15 @@ def main(argv):
                               text=True)
     assert symbolic.returncode == 0, symbolic.stderr
     assert "modeled kernel time: unavailable" in symbolic.stderr, symbolic.stderr
+    # The report of a shape-generic kernel: a located error naming the
+    # parameters to pass with --arg.
+    report = subprocess.run([t, "compile", "examples/attention.py", "--emit=report"],
+                            cwd=d, capture_output=True, text=True)
+    assert report.returncode == 1, report
+    assert re.search(r"attention\.py:\d+:\d+: error: no cost estimate for kernel "
+                     r"'attention': .*q_in, k_in, v_in are symbolic; pass each with "
+                     r"--arg, e\.g\. --arg=q_in=f32\[D0,D1,D2\]", report.stderr), \
+        report.stderr
     # Every example under every launcher: a report with positive numbers.
     for kernel in kernel_table.KERNELS:
         names = kernel_table.kernel_parameters(d / "examples" / f"{kernel}.py", kernel)

@@ -204,6 +204,68 @@ TEST_F(ConfigTest, SectionThatIsNotATable) {
   ExpectAt(error, 1, 1);
 }
 
+constexpr char kTunedConfig[] = R"([pipeline]
+frontend = "helion-py"
+passes = ["ssa"]
+backend = "pallas-tpu"
+
+[backend.pallas-tpu]
+launcher = "emit_pipeline"
+
+[kernels.mm]
+tpu = "v6e"
+launcher = "emit_pipeline"
+block_sizes = [512, 256]
+
+[kernels.mm.args]
+x = "bf16[1024, 1024]"
+)";
+
+// An entry with backend options as keys (what `tessera tune` writes)
+// applies only when the pipeline and the --arg types match it.
+TEST_F(ConfigTest, KeyedKernelEntryAppliesOnlyWhenItMatches) {
+  absl::StatusOr<ResolvedPipeline> matched = Resolve(kTunedConfig);
+  ASSERT_TRUE(matched.ok()) << AllMessages(diagnostics_);
+  EXPECT_EQ(matched->info.kernels.at("mm").block_sizes,
+            (std::vector<int64_t>{512, 256}));
+  EXPECT_EQ(matched->info.kernels.at("mm").args.at("x"), "bf16[1024, 1024]");
+
+  PipelineOverrides same_shape;  // spelt differently, the same type
+  same_shape.args = {{"x", "bf16[1024,1024]"}};
+  absl::StatusOr<ResolvedPipeline> spelt = Resolve(kTunedConfig, same_shape);
+  ASSERT_TRUE(spelt.ok()) << AllMessages(diagnostics_);
+  EXPECT_EQ(spelt->info.kernels.count("mm"), 1u);
+
+  PipelineOverrides other_tpu;
+  other_tpu.backend_options = {{"tpu", "v5e", "--tpu"}};
+  other_tpu.verbose = true;
+  absl::StatusOr<ResolvedPipeline> v5e = Resolve(kTunedConfig, other_tpu);
+  ASSERT_TRUE(v5e.ok()) << AllMessages(diagnostics_);
+  EXPECT_EQ(v5e->info.kernels.count("mm"), 0u);
+  EXPECT_NE(AllMessages(diagnostics_)
+                .find("[kernels.mm] does not apply (it is keyed by tpu \"v6e\" "
+                      "(the pipeline has \"v5e\"))"),
+            std::string::npos)
+      << AllMessages(diagnostics_);
+
+  PipelineOverrides other_shape;
+  other_shape.args = {{"x", "bf16[512, 1024]"}};
+  absl::StatusOr<ResolvedPipeline> smaller = Resolve(kTunedConfig, other_shape);
+  ASSERT_TRUE(smaller.ok()) << AllMessages(diagnostics_);
+  EXPECT_EQ(smaller->info.kernels.count("mm"), 0u);
+}
+
+TEST_F(ConfigTest, KeyOfAKernelEntryMustBeABackendOption) {
+  std::string text = kTunedConfig;
+  text.replace(text.find("tpu = \"v6e\"\nlauncher"), 3, "tpuu");
+  EXPECT_FALSE(Resolve(text).ok());
+  const Diagnostic error = OnlyError();
+  EXPECT_EQ(error.message,
+            "unknown key 'tpuu' in [kernels.mm]: an entry holds block_sizes, "
+            "args and options of backend 'pallas-tpu'; did you mean 'tpu'?");
+  ExpectAt(error, 10, 1);
+}
+
 TEST_F(ConfigTest, BadBlockSize) {
   EXPECT_FALSE(Parse("[kernels.mm]\nblock_sizes = [64, -8]\n").ok());
   const Diagnostic error = OnlyError();

@@ -1,5 +1,6 @@
 #include "cli_options.h"
 
+#include <cstdlib>
 #include <string_view>
 
 #include "fmt/format.h"
@@ -11,7 +12,8 @@ namespace {
 constexpr unsigned kCompile = 1;
 constexpr unsigned kPlugins = 2;
 constexpr unsigned kPipeline = 4;
-constexpr unsigned kAll = kCompile | kPlugins | kPipeline;
+constexpr unsigned kTune = 8;
+constexpr unsigned kAll = kCompile | kPlugins | kPipeline | kTune;
 
 struct FlagSpec {
   std::string_view name;        // "--timing", "-o"
@@ -23,10 +25,11 @@ struct FlagSpec {
 constexpr FlagSpec kFlags[] = {
     {"--config", "FILE", kAll,
      "pipeline config (TOML); default: the built-in pipeline"},
-    {"-o", "OUT", kCompile,
+    {"-o", "OUT", kCompile | kTune,
      "output file (directory when several files result; '-' = stdout); "
-     "default: stdout for --emit=ir, the current directory for code"},
-    {"--output", "OUT", kCompile, "same as -o"},
+     "default: stdout for --emit=ir, the current directory for code; tune: "
+     "the tuned config (TOML) to write"},
+    {"--output", "OUT", kCompile | kTune, "same as -o"},
     {"--emit", "ir|code|report", kCompile,
      "'code' (default) runs the backend; 'ir' prints the IR after the "
      "passes; 'report' prints the backend's modeled performance"},
@@ -36,10 +39,20 @@ constexpr FlagSpec kFlags[] = {
      "run these passes instead of the config's ('' = none)"},
     {"--launcher", "NAME", kCompile | kPipeline,
      "set the backend option 'launcher'"},
-    {"--tpu", "GEN", kCompile | kPipeline,
+    {"--launchers", "A,B,...", kTune,
+     "launchers to search (default: unroll,emit_pipeline,fori_loop)"},
+    {"--top", "N", kTune,
+     "candidates to show and compile with the real TPU compiler (default 10)"},
+    {"--measure", "N", kTune,
+     "time the best N on the TPU of this host (needs jax.devices() to have "
+     "one)"},
+    {"--kernel", "NAME", kTune, "tune only this kernel of the file"},
+    {"--no-verify-tpu", "", kTune,
+     "rank by the cost model only (skip the real TPU compiler's check)"},
+    {"--tpu", "GEN", kCompile | kPipeline | kTune,
      "set the backend option 'tpu' (v5e, v6e, v7x): legality, VMEM budget "
      "and the cost model"},
-    {"--arg", "NAME=TYPE", kCompile | kPipeline,
+    {"--arg", "NAME=TYPE", kCompile | kPipeline | kTune,
      "argument type for every kernel, e.g. x=bf16[1024,512] (repeatable)"},
     {"--plugin-path", "PATH", kAll,
      "load plugins from this file or directory first (repeatable)"},
@@ -85,6 +98,8 @@ unsigned CommandBit(Command command) {
       return kPlugins;
     case Command::kPipeline:
       return kPipeline;
+    case Command::kTune:
+      return kTune;
     case Command::kNone:
       break;
   }
@@ -175,6 +190,20 @@ std::string Apply(const FlagSpec& flag, const std::string& value,
     options.require_kernel = true;
   } else if (name == "--verify-tpu") {
     options.verify_tpu = true;
+  } else if (name == "--launchers") {
+    options.tune.launchers = SplitList(value);
+  } else if (name == "--top" || name == "--measure") {
+    char* end = nullptr;
+    const long count = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || count < 0 || count > 1000) {
+      return fmt::format("{} expects a count (0-1000), got '{}'", name, value);
+    }
+    (name == "--top" ? options.tune.top : options.tune.measure) =
+        static_cast<int>(count);
+  } else if (name == "--kernel") {
+    options.tune.kernel = value;
+  } else if (name == "--no-verify-tpu") {
+    options.tune.verify_tpu = false;
   } else if (name == "--verbose") {
     options.overrides.verbose = true;
   } else if (name == "--help") {
@@ -193,6 +222,8 @@ std::string CommandName(Command command) {
       return "plugins";
     case Command::kPipeline:
       return "pipeline";
+    case Command::kTune:
+      return "tune";
     case Command::kNone:
       break;
   }
@@ -217,6 +248,16 @@ std::string HelpText(Command command) {
              "Prints the resolved pipeline (as TOML), every option with its\n"
              "value.\n\n" +
              FlagHelp(kPipeline);
+    case Command::kTune:
+      return "usage: tessera tune INPUT --arg NAME=TYPE ... [options]\n\n"
+             "Chooses block sizes and a launcher for each kernel of INPUT at\n"
+             "the given shapes: enumerates candidates, drops what the TPU\n"
+             "legality checks reject, ranks the rest by the cost model, "
+             "checks\n"
+             "the best with the real TPU compiler and writes the winner as a\n"
+             "config that `tessera compile --config` reads "
+             "(docs/tuning.md).\n\n" +
+             FlagHelp(kTune);
     case Command::kNone:
       break;
   }
@@ -226,7 +267,8 @@ std::string HelpText(Command command) {
          "  plugins         list the loaded plugins and what they provide\n"
          "  pipeline        print the resolved pipeline\n"
          "  bench [MATRIX]  run the per-launcher benchmark matrix (bench "
-         "--help)\n\n"
+         "--help)\n"
+         "  tune INPUT      choose block sizes and a launcher (cost model)\n\n"
          "  tessera <command> --help   help of one command\n"
          "  tessera --version          print the version\n\n"
          "exit codes: 0 success, 1 user error (with a diagnostic), 2 internal "
@@ -256,13 +298,15 @@ CliOptions ParseCommandLine(const std::vector<std::string>& args,
   }
   const std::string& command = args[i++];
   static const std::vector<std::string> kCommands = {
-      "compile", "plugins", "pipeline", "bench", "help"};
+      "compile", "plugins", "pipeline", "bench", "tune", "help"};
   if (command == "compile") {
     options.command = Command::kCompile;
   } else if (command == "plugins") {
     options.command = Command::kPlugins;
   } else if (command == "pipeline") {
     options.command = Command::kPipeline;
+  } else if (command == "tune") {
+    options.command = Command::kTune;
   } else if (command == "help") {
     options.show_help = true;
     if (i < args.size()) {
@@ -273,6 +317,8 @@ CliOptions ParseCommandLine(const std::vector<std::string>& args,
         options.command = Command::kPlugins;
       else if (topic == "pipeline")
         options.command = Command::kPipeline;
+      else if (topic == "tune")
+        options.command = Command::kTune;
       else
         error = fmt::format("no help for unknown command '{}'", topic);
     }
@@ -283,7 +329,7 @@ CliOptions ParseCommandLine(const std::vector<std::string>& args,
     if (!closest.empty())
       error += fmt::format("; did you mean '{}'?", closest);
     else
-      error += " (commands: compile, plugins, pipeline)";
+      error += " (commands: compile, plugins, pipeline, tune)";
     return options;
   }
 
@@ -344,13 +390,13 @@ CliOptions ParseCommandLine(const std::vector<std::string>& args,
   }
   if (options.show_help) return options;
 
-  if (options.command == Command::kCompile) {
+  if (options.command == Command::kCompile ||
+      options.command == Command::kTune) {
     if (positional.empty()) {
-      error = "'tessera compile' needs an INPUT file";
+      error = fmt::format("'tessera {}' needs an INPUT file", command);
     } else if (positional.size() > 1) {
-      error =
-          fmt::format("'tessera compile' takes one INPUT, got '{}' and '{}'",
-                      positional[0], positional[1]);
+      error = fmt::format("'tessera {}' takes one INPUT, got '{}' and '{}'",
+                          command, positional[0], positional[1]);
     } else {
       options.input = positional[0];
     }

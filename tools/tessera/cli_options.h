@@ -11,9 +11,18 @@
 
 namespace tessera::cli {
 
-enum class Command { kNone, kCompile, kPlugins, kPipeline };
+enum class Command { kNone, kCompile, kPlugins, kPipeline, kTune };
 enum class EmitKind { kIr, kCode, kReport };
 enum class ReportFormat { kText, kJson };
+
+// `tessera tune`: what to search and how far to check the winners.
+struct TuneOptions {
+  std::vector<std::string> launchers;  // empty: every launcher
+  int top = 10;                        // rows shown and checked by libtpu
+  int measure = 0;                     // time the best N on a TPU host
+  std::string kernel;                  // empty: every kernel of the file
+  bool verify_tpu = true;              // --no-verify-tpu skips libtpu
+};
 
 struct CliOptions {
   Command command = Command::kNone;
@@ -34,6 +43,7 @@ struct CliOptions {
   bool verify_roundtrip = false;
   bool require_kernel = false;  // a module with no function is an error
   bool verify_tpu = false;      // --verify-tpu
+  TuneOptions tune;
 };
 
 // Parses the arguments after the program name. On a usage error, `error`

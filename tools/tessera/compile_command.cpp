@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "compile_steps.h"
 #include "driver/cost_report.h"
 #include "driver/pass_manager.h"
 #include "driver/pipeline_resolution.h"
@@ -110,15 +111,15 @@ absl::Status WriteEmittedFiles(const std::vector<EmittedFile>& files,
   return absl::OkStatus();
 }
 
-absl::StatusOr<Module> ParseInput(const CliOptions& options,
+}  // namespace
+
+absl::StatusOr<Module> ParseInput(const std::string& input,
                                   const ResolvedPipeline& pipeline,
                                   const std::string& text, bool is_tir,
-                                  Session& session) {
-  DiagnosticEngine& diagnostics = session.diagnostics;
+                                  DiagnosticEngine& diagnostics) {
   const size_t errors_before = diagnostics.error_count();
   if (is_tir) {
-    absl::StatusOr<Module> module =
-        ParseModule(text, options.input, diagnostics);
+    absl::StatusOr<Module> module = ParseModule(text, input, diagnostics);
     absl::Status status = CheckPluginStatus(module.status(), "the .tir parser",
                                             errors_before, diagnostics);
     if (!status.ok()) return status;
@@ -134,7 +135,7 @@ absl::StatusOr<Module> ParseInput(const CliOptions& options,
                           pipeline.info);
   absl::StatusOr<Module> module = absl::UnknownError("not run");
   try {
-    module = frontend->Parse(options.input, text, context);
+    module = frontend->Parse(input, text, context);
   } catch (const std::exception& exception) {
     return absl::InternalError(fmt::format(
         "frontend '{}' threw an exception: {}", info.name, exception.what()));
@@ -148,6 +149,8 @@ absl::StatusOr<Module> ParseInput(const CliOptions& options,
   if (!status.ok()) return status;
   return module;
 }
+
+namespace {
 
 // Creates the pipeline's backend and runs `call` on it (Emit or Estimate),
 // mapping exceptions and undiagnosed failures to internal errors.
@@ -202,10 +205,13 @@ absl::StatusOr<Result> CallBackend(const Module& module,
   return result;
 }
 
+}  // namespace
+
 absl::StatusOr<std::vector<EmittedFile>> RunBackend(
-    const Module& module, const ResolvedPipeline& pipeline, Session& session) {
+    const Module& module, const ResolvedPipeline& pipeline,
+    DiagnosticEngine& diagnostics) {
   return CallBackend<std::vector<EmittedFile>>(
-      module, pipeline, session.diagnostics,
+      module, pipeline, diagnostics,
       [&](Backend& backend, BackendContext& context) {
         return backend.Emit(module, context);
       });
@@ -220,6 +226,8 @@ absl::StatusOr<std::vector<KernelEstimate>> RunEstimate(
         return backend.Estimate(module, context);
       });
 }
+
+namespace {
 
 absl::Status WriteReport(const std::vector<KernelEstimate>& estimates,
                          const CliOptions& options,
@@ -307,7 +315,7 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
   std::string modeled_time;
   Clock::time_point start = Clock::now();
   absl::StatusOr<Module> module =
-      ParseInput(options, *pipeline, *text, is_tir, session);
+      ParseInput(options.input, *pipeline, *text, is_tir, diagnostics);
   if (!module.ok()) return module.status();
   if (module->functions.empty()) {
     // The frontend said why (a note); only --require-kernel makes it fatal.
@@ -360,7 +368,7 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
     } else {
       start = Clock::now();
       absl::StatusOr<std::vector<EmittedFile>> files =
-          RunBackend(*module, *pipeline, session);
+          RunBackend(*module, *pipeline, diagnostics);
       timings.push_back(
           TimingEntry{fmt::format("backend '{}'", pipeline->backend->name),
                       Clock::now() - start});

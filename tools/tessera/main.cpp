@@ -53,6 +53,9 @@ int Main(const std::vector<std::string>& args) {
     case Command::kPipeline:
       status = RunPipeline(options, session);
       break;
+    case Command::kTune:
+      status = RunTune(options, session);
+      break;
     case Command::kNone:
       break;
   }

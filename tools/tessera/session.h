@@ -34,5 +34,6 @@ absl::Status LoadConfigAndPlugins(const CliOptions& options, Session& session);
 absl::Status RunCompile(const CliOptions& options, Session& session);
 absl::Status RunPlugins(const CliOptions& options, Session& session);
 absl::Status RunPipeline(const CliOptions& options, Session& session);
+absl::Status RunTune(const CliOptions& options, Session& session);
 
 }  // namespace tessera::cli

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "tessera/diagnostics.h"
 #include "tessera/pipeline_info.h"
 
@@ -18,5 +19,21 @@ namespace tessera::cli {
 absl::Status VerifyOnTpu(const std::vector<std::string>& modules,
                          const PipelineInfo& pipeline,
                          DiagnosticEngine& diagnostics);
+
+// One line of the verifier's batch results: kind "ok" / "rejected" /
+// "measured" for `module`, or "no-tpu" (module empty) when --measure found
+// no TPU; `detail` is the compiler's summary, its error, or microseconds.
+struct BatchVerdict {
+  std::string kind;
+  std::string module;
+  std::string detail;
+};
+
+// Runs the verifier once on all `modules` (one Python process, libtpu
+// loaded once) for the pipeline's generation and argument types; with
+// `measure` > 0 it also times each on this host's TPU, if it has one.
+absl::StatusOr<std::vector<BatchVerdict>> VerifyBatchOnTpu(
+    const std::vector<std::string>& modules, const PipelineInfo& pipeline,
+    int measure);
 
 }  // namespace tessera::cli

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "legality.h"
 #include "plan_view.h"
 #include "traffic.h"
 #include "work.h"
@@ -13,7 +14,7 @@ namespace {
 // What one run of a stage costs (children folded in).
 struct StageCost {
   StepWork work;  // per step, own body
-  double bytes_per_run = 0;
+  Count bytes_per_run;
   double vmem_bytes = 0;  // buffers the stage allocates
   double run_s = 0;       // one run
   double compute_step_s = 0;
@@ -22,21 +23,18 @@ struct StageCost {
   double overhead_step_s = 0;
   double child_step_s = 0;  // pipelined inner loops inside one step
   double exposed_memory_run_s = 0;
-  double total_runs = 1;
+  Count total_runs = 1;
 };
 
-double TileBytes(DType dtype, const std::vector<int64_t>& dims,
+// Bytes of an array padded to whole tiles (the traffic's tiling; sizes
+// static by then).
+double TileBytes(DType dtype, const std::vector<Count>& dims,
                  const TpuHardware& hw) {
-  double bytes = DTypeBytes(dtype);
-  const int64_t packing = std::max<int64_t>(1, 4 / DTypeBytes(dtype));
+  Count bytes = DTypeBytes(dtype);
   for (size_t d = 0; d < dims.size(); ++d) {
-    int64_t multiple = 1;
-    if (d + 1 == dims.size()) multiple = hw.lanes;
-    if (d + 2 == dims.size()) multiple = hw.sublanes * packing;
-    bytes *=
-        static_cast<double>((dims[d] + multiple - 1) / multiple * multiple);
+    bytes *= RoundUp(dims[d], TileMultiple(d, dims.size(), dtype, hw));
   }
-  return bytes;
+  return bytes.StaticOr(0);
 }
 
 void CostStage(const CostPlan& plan, int index, const TpuHardware& hw,
@@ -44,29 +42,27 @@ void CostStage(const CostPlan& plan, int index, const TpuHardware& hw,
   const StageView& stage = plan.stages[index];
   StageCost& cost = costs[index];
   cost.work = CountStepWork(plan, index, hw);
-  const double steps = static_cast<double>(stage.steps());
+  const double steps = stage.steps().StaticOr(1);
   double first_in = 0, last_out = 0, latency_share = 0;
   for (const OperandView& operand : stage.operands) {
     OperandTraffic traffic = OperandTrafficOf(stage, operand, hw);
     cost.bytes_per_run += traffic.bytes_per_run;
-    first_in += traffic.first_in_bytes;
-    last_out += traffic.last_out_bytes;
+    first_in += traffic.first_in_bytes.StaticOr(0);
+    last_out += traffic.last_out_bytes.StaticOr(0);
     const int buffers = stage.prefetched ? 2 : 1;
     const int directions = (operand.read ? 1 : 0) + (operand.written ? 1 : 0);
-    cost.vmem_bytes += traffic.block_bytes * buffers * directions;
-    if (traffic.copies_per_run > 1) {
-      latency_share = std::max(latency_share, traffic.copies_per_run / steps);
-    }
+    cost.vmem_bytes += traffic.block_bytes.StaticOr(0) * buffers * directions;
+    const double copies = traffic.copies_per_run.StaticOr(1);
+    if (copies > 1) latency_share = std::max(latency_share, copies / steps);
   }
   for (size_t child = index + 1; child < plan.stages.size(); ++child) {
     if (plan.stages[child].parent != index) continue;
-    cost.child_step_s +=
-        costs[child].run_s *
-        static_cast<double>(plan.stages[child].runs_per_parent_step);
+    cost.child_step_s += costs[child].run_s *
+                         plan.stages[child].runs_per_parent_step.StaticOr(1);
   }
   const double bandwidth = hw.hbm_bytes_per_s;
   const double steady_bytes =
-      std::max(0.0, cost.bytes_per_run - first_in - last_out);
+      std::max(0.0, cost.bytes_per_run.StaticOr(0) - first_in - last_out);
   cost.compute_step_s = cost.work.ComputeCycles(hw) / hw.clock_hz;
   cost.overhead_step_s =
       static_cast<double>(hw.step_overhead_cycles) / hw.clock_hz;
@@ -96,13 +92,13 @@ StageEstimate Report(const CostPlan& plan, int index, const StageCost& cost,
   StageEstimate report;
   report.name = stage.name;
   report.kind = stage.loop ? "loop" : "grid";
-  report.steps = stage.steps();
-  report.runs = static_cast<int64_t>(cost.total_runs);
-  const double runs = cost.total_runs;
+  report.steps = stage.steps().constant();
+  report.runs = cost.total_runs.constant();
+  const double runs = cost.total_runs.StaticOr(1);
   const double steps = static_cast<double>(report.steps) * runs;
-  report.bytes = cost.bytes_per_run * runs;
-  report.flops = cost.work.flops * steps;
-  report.transcendentals = cost.work.transcendentals * steps;
+  report.bytes = cost.bytes_per_run.StaticOr(0) * runs;
+  report.flops = cost.work.flops.StaticOr(0) * steps;
+  report.transcendentals = cost.work.transcendentals.StaticOr(0) * steps;
   report.compute_s = cost.compute_step_s * steps;
   report.memory_s = report.bytes / hw.hbm_bytes_per_s;
   report.overhead_s = cost.overhead_step_s * steps;
@@ -128,42 +124,50 @@ StageEstimate Report(const CostPlan& plan, int index, const StageCost& cost,
   return report;
 }
 
-}  // namespace
+KernelCounts CountAll(const CostPlan& plan,
+                      const std::vector<StageCost>& costs) {
+  KernelCounts counts;
+  for (size_t i = 0; i < plan.stages.size(); ++i) {
+    const Count steps = plan.stages[i].steps() * costs[i].total_runs;
+    counts.flops += costs[i].work.flops * steps;
+    counts.transcendentals += costs[i].work.transcendentals * steps;
+    counts.bytes_accessed += costs[i].bytes_per_run * costs[i].total_runs;
+  }
+  return counts;
+}
 
-absl::StatusOr<KernelEstimate> EstimateKernelPlan(const KernelPlan& kernel,
-                                                  const TpuHardware& hw,
-                                                  const CostOptions& options) {
-  absl::StatusOr<CostPlan> view = ViewKernelPlan(kernel, options.prefetch);
-  if (!view.ok()) return view.status();
-  const CostPlan& plan = *view;
-  std::vector<StageCost> costs(plan.stages.size());
-  for (int i = static_cast<int>(plan.stages.size()) - 1; i >= 0; --i) {
-    CostStage(plan, i, hw, costs);
+absl::StatusOr<KernelEstimate> Estimate(const KernelPlan& kernel,
+                                        const CostPlan& plan,
+                                        const std::vector<StageCost>& costs,
+                                        const KernelCounts& counts,
+                                        const TpuHardware& hw) {
+  absl::Status status = plan.CheckStatic();
+  if (status.ok() &&
+      !(counts.flops.is_constant() && counts.transcendentals.is_constant() &&
+        counts.bytes_accessed.is_constant())) {
+    status = absl::FailedPreconditionError(
+        "a block shape is not static; the cost model needs static shapes "
+        "(pass --arg)");
   }
-  for (size_t i = 1; i < plan.stages.size(); ++i) {
-    const StageView& stage = plan.stages[i];
-    const StageCost& parent = costs[stage.parent];
-    costs[i].total_runs =
-        parent.total_runs *
-        static_cast<double>(plan.stages[stage.parent].steps()) *
-        static_cast<double>(stage.runs_per_parent_step);
-  }
+  if (!status.ok()) return status;
   KernelEstimate estimate;
   estimate.kernel = plan.kernel;
   estimate.target = hw.name;
   estimate.target_description = "tpu " + hw.name;
   estimate.memory_name = "VMEM";
   estimate.launcher = std::string(LauncherName(plan.launcher));
-  double vmem = 0;
+  estimate.flops = counts.flops.StaticOr(0);
+  estimate.transcendentals = counts.transcendentals.StaticOr(0);
+  estimate.bytes_accessed = counts.bytes_accessed.StaticOr(0);
+  // Blocks, scratch and carried values, plus what Mosaic allocates for the
+  // kernel's own values (the same term legality's VMEM plan adds).
+  double vmem = static_cast<double>(CompilerScratch(*kernel.device).bytes);
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     StageEstimate stage = Report(plan, static_cast<int>(i), costs[i], hw);
-    estimate.flops += stage.flops;
-    estimate.transcendentals += stage.transcendentals;
-    estimate.bytes_accessed += stage.bytes;
     vmem += costs[i].vmem_bytes;
     if (plan.stages[i].loop != nullptr) {
       for (const Value& carried : plan.stages[i].loop->iter_args) {
-        std::vector<int64_t> dims;
+        std::vector<Count> dims;
         for (const Dim& dim : carried.type.shape) {
           dims.push_back(dim.is_static() ? dim.size : 1);
         }
@@ -182,7 +186,7 @@ absl::StatusOr<KernelEstimate> EstimateKernelPlan(const KernelPlan& kernel,
   double mxu_flops = 0, vector_cycles = 0, compulsory_bytes = 0;
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     const double steps =
-        static_cast<double>(plan.stages[i].steps()) * costs[i].total_runs;
+        (plan.stages[i].steps() * costs[i].total_runs).StaticOr(0);
     mxu_flops += costs[i].work.mxu_flops * steps;
     vector_cycles += costs[i].work.VectorCycles(hw) * steps;
     for (const OperandView& operand : plan.stages[i].operands) {
@@ -197,12 +201,9 @@ absl::StatusOr<KernelEstimate> EstimateKernelPlan(const KernelPlan& kernel,
   estimate.stages[0].roofline_fraction =
       estimate.time_s > 0 ? ideal / estimate.time_s : 0;
   double host_pad = 0;
-  for (const OperandView& operand : plan.stages[0].operands) {
-    host_pad += static_cast<double>(operand.host_pad_bytes);
-  }
-  for (size_t i = 1; i < plan.stages.size(); ++i) {
-    for (const OperandView& operand : plan.stages[i].operands) {
-      host_pad += static_cast<double>(operand.host_pad_bytes);
+  for (const StageView& stage : plan.stages) {
+    for (const OperandView& operand : stage.operands) {
+      host_pad += operand.host_pad_bytes.StaticOr(0);
     }
   }
   if (host_pad > 0) {
@@ -239,6 +240,44 @@ absl::StatusOr<KernelEstimate> EstimateKernelPlan(const KernelPlan& kernel,
         estimate.vmem_peak_bytes, hw.default_scoped_vmem_bytes));
   }
   return estimate;
+}
+
+}  // namespace
+
+absl::StatusOr<KernelModel> ModelKernelPlan(const KernelPlan& kernel,
+                                            const TpuHardware& hw,
+                                            const CostOptions& options) {
+  absl::StatusOr<CostPlan> view =
+      ViewKernelPlan(kernel, options.prefetch, options.sizes);
+  if (!view.ok()) return view.status();
+  const CostPlan& plan = *view;
+  std::vector<StageCost> costs(plan.stages.size());
+  for (int i = static_cast<int>(plan.stages.size()) - 1; i >= 0; --i) {
+    CostStage(plan, i, hw, costs);
+  }
+  for (size_t i = 1; i < plan.stages.size(); ++i) {
+    const StageView& stage = plan.stages[i];
+    costs[i].total_runs = costs[stage.parent].total_runs *
+                          plan.stages[stage.parent].steps() *
+                          stage.runs_per_parent_step;
+  }
+  KernelModel model;
+  model.counts = CountAll(plan, costs);
+  if (options.sizes != nullptr && !plan.unnamed_symbols.empty()) {
+    return absl::FailedPreconditionError(
+        fmt::format("size {} has no expression in the host function",
+                    *plan.unnamed_symbols.begin()));
+  }
+  model.estimate = Estimate(kernel, plan, costs, model.counts, hw);
+  return model;
+}
+
+absl::StatusOr<KernelEstimate> EstimateKernelPlan(const KernelPlan& plan,
+                                                  const TpuHardware& hw,
+                                                  const CostOptions& options) {
+  absl::StatusOr<KernelModel> model = ModelKernelPlan(plan, hw, options);
+  if (!model.ok()) return model.status();
+  return std::move(model->estimate);
 }
 
 }  // namespace tessera::pallas

@@ -13,25 +13,40 @@ absl::Status Symbolic(std::string_view what) {
       what));
 }
 
-std::optional<int64_t> StaticValue(const Expr* expr) {
+absl::Status Inexpressible(std::string_view what) {
+  return absl::FailedPreconditionError(
+      fmt::format("{} is not a sum, product or quotient of sizes and "
+                  "constants, which the cost model counts in",
+                  what));
+}
+
+// A size expression of the IR as a Count: constants fold, device symbols
+// and scalar parameters become the host's expressions of them.
+std::optional<Count> SizeValue(const Expr* expr, const CostPlan& plan) {
   if (expr == nullptr) return std::nullopt;
   switch (expr->op) {
     case OpKind::kConst: {
       const Attr* value = expr->attr("value");
       if (value == nullptr) return std::nullopt;
-      if (const int64_t* i = std::get_if<int64_t>(&value->value)) return *i;
+      if (const int64_t* i = std::get_if<int64_t>(&value->value)) {
+        return Count(*i);
+      }
       return std::nullopt;
     }
+    case OpKind::kVar:
+      if (!expr->type.is_scalar() || !IsInteger(expr->type.dtype)) {
+        return std::nullopt;
+      }
+      return plan.DimCount(Dim::Symbol(expr->name));
     case OpKind::kSize: {
       const int64_t* dim = GetAttr<int64_t>(expr->attrs, "dim");
       if (dim == nullptr || expr->operands.empty()) return std::nullopt;
       const Shape& shape = expr->operands[0]->type.shape;
       int64_t d = *dim < 0 ? *dim + static_cast<int64_t>(shape.size()) : *dim;
-      if (d < 0 || d >= static_cast<int64_t>(shape.size()) ||
-          !shape[d].is_static()) {
+      if (d < 0 || d >= static_cast<int64_t>(shape.size())) {
         return std::nullopt;
       }
-      return shape[d].size;
+      return plan.DimCount(shape[d]);
     }
     case OpKind::kAdd:
     case OpKind::kSub:
@@ -39,22 +54,19 @@ std::optional<int64_t> StaticValue(const Expr* expr) {
     case OpKind::kCdiv:
     case OpKind::kFloorDiv: {
       if (expr->operands.size() != 2) return std::nullopt;
-      auto a = StaticValue(expr->operands[0].get());
-      auto b = StaticValue(expr->operands[1].get());
+      auto a = SizeValue(expr->operands[0].get(), plan);
+      auto b = SizeValue(expr->operands[1].get(), plan);
       if (!a || !b) return std::nullopt;
       if (expr->op == OpKind::kAdd) return *a + *b;
       if (expr->op == OpKind::kSub) return *a - *b;
       if (expr->op == OpKind::kMul) return *a * *b;
-      if (*b <= 0) return std::nullopt;
-      return expr->op == OpKind::kCdiv ? (*a + *b - 1) / *b : *a / *b;
+      if (!b->is_constant() || b->constant() <= 0) return std::nullopt;
+      return expr->op == OpKind::kCdiv ? CeilDiv(*a, b->constant())
+                                       : FloorDiv(*a, b->constant());
     }
     default:
       return std::nullopt;
   }
-}
-
-int64_t RoundUp(int64_t size, int64_t multiple) {
-  return multiple <= 1 ? size : (size + multiple - 1) / multiple * multiple;
 }
 
 // The tile naming each ref dim in an index list ("" for `:` / scalars).
@@ -74,59 +86,56 @@ std::vector<std::string> TilesByDim(const IndexList& indices, size_t rank) {
 
 class Viewer {
  public:
-  Viewer(const KernelPlan& plan, bool prefetch)
-      : plan_(plan), prefetch_(prefetch) {}
+  Viewer(const KernelPlan& plan, bool prefetch, const SymbolicSizes* sizes)
+      : plan_(plan), prefetch_(prefetch) {
+    view_.sizes = sizes;
+  }
   absl::StatusOr<CostPlan> Run();
 
  private:
-  absl::StatusOr<std::vector<int64_t>> ArrayDims(const RefPlan& ref);
-  absl::StatusOr<int64_t> LoopExtent(const TileInfo& tile);
+  absl::StatusOr<Count> LoopExtent(const TileInfo& tile);
   absl::Status AddOperand(StageView& stage, const RefPlan& ref, bool grid);
-  absl::Status Walk(const Block& block, int stage, int64_t multiplier);
+  absl::Status Walk(const Block& block, int stage, const Count& multiplier);
 
   const KernelPlan& plan_;
   bool prefetch_;
   CostPlan view_;
 };
 
-absl::StatusOr<std::vector<int64_t>> Viewer::ArrayDims(const RefPlan& ref) {
-  std::vector<int64_t> dims;
-  for (size_t d = 0; d < ref.type.shape.size(); ++d) {
-    const Dim& dim = ref.type.shape[d];
-    if (!dim.is_static())
-      return Symbolic(fmt::format("the shape of {}", ref.name));
-    dims.push_back(RoundUp(dim.size, ref.dims[d].pad_multiple));
-  }
-  return dims;
-}
-
-absl::StatusOr<int64_t> Viewer::LoopExtent(const TileInfo& tile) {
+absl::StatusOr<Count> Viewer::LoopExtent(const TileInfo& tile) {
   if (!tile.parent.empty()) {
     const TileInfo* parent = plan_.FindTile(tile.parent);
-    if (parent != nullptr) return parent->block;
+    if (parent != nullptr) return Count(parent->block);
   }
-  auto begin = StaticValue(tile.dim->begin.get());
-  auto end = StaticValue(tile.dim->end.get());
-  if (!begin || !end)
-    return Symbolic(fmt::format("the extent of {}", tile.name));
+  auto begin = SizeValue(tile.dim->begin.get(), view_);
+  auto end = SizeValue(tile.dim->end.get(), view_);
+  if (!begin || !end) {
+    return Inexpressible(fmt::format("the extent of {}", tile.name));
+  }
   return *end - *begin;
 }
 
 absl::Status Viewer::AddOperand(StageView& stage, const RefPlan& ref,
                                 bool grid) {
-  auto array = ArrayDims(ref);
-  if (!array.ok()) return array.status();
   OperandView operand;
   operand.name = ref.name;
   operand.dtype = ref.type.dtype;
-  operand.array_dims = *array;
+  Count original = DTypeBytes(ref.type.dtype), padded = original;
+  for (size_t d = 0; d < ref.type.shape.size(); ++d) {
+    const Count size = view_.DimCount(ref.type.shape[d]);
+    operand.pad_multiples.push_back(ref.dims[d].pad_multiple);
+    operand.original_dims.push_back(size);
+    operand.array_dims.push_back(RoundUp(size, ref.dims[d].pad_multiple));
+    original *= size;
+    padded *= operand.array_dims.back();
+  }
   operand.read = ref.read || ref.atomic;
   operand.written = ref.written();
-  std::vector<std::string> tiles =
-      TilesByDim(*ref.accesses[0].indices, array->size());
-  for (size_t d = 0; d < array->size(); ++d) {
+  const size_t rank = operand.array_dims.size();
+  std::vector<std::string> tiles = TilesByDim(*ref.accesses[0].indices, rank);
+  for (size_t d = 0; d < rank; ++d) {
     const SpecDim& spec = ref.dims[d];
-    int64_t block = (*array)[d];
+    Count block = operand.array_dims[d];
     int axis = -1;
     if (grid && spec.kind == SpecKind::kBlocked) {
       block = spec.block;
@@ -140,19 +149,15 @@ absl::Status Viewer::AddOperand(StageView& stage, const RefPlan& ref,
     operand.axis_of_dim.push_back(axis);
   }
   bool fresh_output = operand.written && !operand.read;
-  int64_t original = DTypeBytes(ref.type.dtype), padded = original;
-  for (size_t d = 0; d < array->size(); ++d) {
-    original *= ref.type.shape[d].size;
-    padded *= (*array)[d];
-  }
-  if (!fresh_output && padded != original) {
+  if (!fresh_output && !(padded == original)) {
     operand.host_pad_bytes = original + padded;
   }
   stage.operands.push_back(std::move(operand));
   return absl::OkStatus();
 }
 
-absl::Status Viewer::Walk(const Block& block, int stage, int64_t multiplier) {
+absl::Status Viewer::Walk(const Block& block, int stage,
+                          const Count& multiplier) {
   for (const Stmt& stmt : block.stmts) {
     if (stmt.kind == StmtKind::kAssign && stmt.value &&
         stmt.value->op == OpKind::kScratch && !stmt.results.empty()) {
@@ -160,8 +165,7 @@ absl::Status Viewer::Walk(const Block& block, int stage, int64_t multiplier) {
       scratch.name = stmt.results[0].name;
       scratch.dtype = stmt.results[0].type.dtype;
       for (const Dim& dim : stmt.results[0].type.shape) {
-        if (!dim.is_static()) return Symbolic("a scratch shape");
-        scratch.dims.push_back(dim.size);
+        scratch.dims.push_back(view_.DimCount(dim));
       }
       view_.scratch.push_back(std::move(scratch));
     }
@@ -177,11 +181,11 @@ absl::Status Viewer::Walk(const Block& block, int stage, int64_t multiplier) {
     auto extent = LoopExtent(*tile);
     if (!extent.ok()) return extent.status();
     AxisView axis{tile->name, *extent, tile->block};
+    const Count trips = axis.steps();
     std::vector<const RefPlan*> streamed = plan_.StreamedBy(&stmt);
     if (plan_.launcher == Launcher::kUnroll || streamed.empty()) {
-      view_.plain_loop_trips.emplace_back(&stmt, axis.steps());
-      absl::Status status =
-          Walk(stmt.regions[0], stage, multiplier * axis.steps());
+      view_.plain_loop_trips.emplace_back(&stmt, trips);
+      absl::Status status = Walk(stmt.regions[0], stage, multiplier * trips);
       if (!status.ok()) return status;
       continue;
     }
@@ -216,10 +220,18 @@ absl::StatusOr<CostPlan> Viewer::Run() {
   for (int g : plan_.grid_order) {
     const TileInfo* tile = plan_.FindTile(plan_.grid_tiles[g]);
     const LoopDim& dim = plan_.launch->dims[g];
-    auto begin = StaticValue(dim.begin.get());
-    auto end = StaticValue(dim.end.get());
+    std::optional<Count> begin, end;
+    const SymbolicSizes* sizes = view_.sizes;
+    if (sizes != nullptr && static_cast<size_t>(g) < sizes->grid_end.size()) {
+      begin = Count::Python(sizes->grid_begin[g]);
+      end = Count::Python(sizes->grid_end[g]);
+    } else {
+      begin = SizeValue(dim.begin.get(), view_);
+      end = SizeValue(dim.end.get(), view_);
+    }
     if (!begin || !end) {
-      return Symbolic(fmt::format("the extent of grid dim {}", tile->name));
+      return Inexpressible(
+          fmt::format("the extent of grid dim {}", tile->name));
     }
     grid.axes.push_back(AxisView{tile->name, *end - *begin, tile->block});
   }
@@ -236,13 +248,13 @@ absl::StatusOr<CostPlan> Viewer::Run() {
 
 }  // namespace
 
-int64_t StageView::steps() const {
-  int64_t steps = 1;
+Count StageView::steps() const {
+  Count steps = 1;
   for (const AxisView& axis : axes) steps *= axis.steps();
   return steps;
 }
 
-int64_t CostPlan::PlainTrips(const Stmt* loop) const {
+Count CostPlan::PlainTrips(const Stmt* loop) const {
   for (const auto& [stmt, trips] : plain_loop_trips) {
     if (stmt == loop) return trips;
   }
@@ -256,8 +268,53 @@ int CostPlan::StageOf(const Stmt* loop) const {
   return -1;
 }
 
-absl::StatusOr<CostPlan> ViewKernelPlan(const KernelPlan& plan, bool prefetch) {
-  Viewer viewer(plan, prefetch);
+Count CostPlan::DimCount(const Dim& dim) const {
+  if (dim.is_static()) return dim.size;
+  if (sizes != nullptr) {
+    auto it = sizes->device_symbols.find(dim.symbol);
+    if (it != sizes->device_symbols.end()) return Count::Python(it->second);
+  }
+  unnamed_symbols.insert(dim.symbol);
+  return Count::Python(dim.symbol);
+}
+
+absl::Status CostPlan::CheckStatic() const {
+  for (const StageView& stage : stages) {
+    for (const AxisView& axis : stage.axes) {
+      if (!axis.extent.is_constant()) {
+        return Symbolic(fmt::format("the extent of {}", axis.tile));
+      }
+    }
+    if (!stage.runs_per_parent_step.is_constant()) {
+      return Symbolic(fmt::format("the trip count around {}", stage.name));
+    }
+    for (const OperandView& operand : stage.operands) {
+      for (const Count& dim : operand.array_dims) {
+        if (!dim.is_constant()) {
+          return Symbolic(fmt::format("the shape of {}", operand.name));
+        }
+      }
+    }
+  }
+  for (const ScratchView& scratch : this->scratch) {
+    for (const Count& dim : scratch.dims) {
+      if (!dim.is_constant()) {
+        return Symbolic(fmt::format("the shape of scratch {}", scratch.name));
+      }
+    }
+  }
+  for (const auto& [loop, trips] : plain_loop_trips) {
+    if (!trips.is_constant()) {
+      return Symbolic(
+          fmt::format("the trip count of the loop at line {}", loop->loc.line));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CostPlan> ViewKernelPlan(const KernelPlan& plan, bool prefetch,
+                                        const SymbolicSizes* sizes) {
+  Viewer viewer(plan, prefetch, sizes);
   return viewer.Run();
 }
 

@@ -3,13 +3,7 @@
 #include <algorithm>
 
 namespace tessera::pallas {
-namespace {
 
-int64_t RoundUp(int64_t size, int64_t multiple) {
-  return (size + multiple - 1) / multiple * multiple;
-}
-
-// The tile multiple of dim d of a rank-`rank` array (1: not tiled).
 int64_t TileMultiple(size_t d, size_t rank, DType dtype,
                      const TpuHardware& hw) {
   const int64_t packing = std::max<int64_t>(1, 4 / DTypeBytes(dtype));
@@ -18,56 +12,65 @@ int64_t TileMultiple(size_t d, size_t rank, DType dtype,
   return 1;
 }
 
-}  // namespace
-
 OperandTraffic OperandTrafficOf(const StageView& stage,
                                 const OperandView& operand,
                                 const TpuHardware& hw) {
   const size_t rank = operand.block_dims.size();
   // Element extents: one block, and all the blocks one sweep of the mapped
   // axes visits (ragged last block included), tile-padded.
-  double block = DTypeBytes(operand.dtype), sweep = block;
+  Count block = DTypeBytes(operand.dtype), sweep = block;
   int innermost = -1;
-  double sweep_steps = 1;
   for (size_t d = 0; d < rank; ++d) {
     const int64_t tile = TileMultiple(d, rank, operand.dtype, hw);
-    const int64_t size = operand.block_dims[d];
-    block *= static_cast<double>(RoundUp(size, tile));
+    const Count& size = operand.block_dims[d];
+    block *= RoundUp(size, tile);
     const int axis = operand.axis_of_dim[d];
     if (axis < 0) {
-      sweep *= static_cast<double>(RoundUp(size, tile));
+      sweep *= RoundUp(size, tile);
       continue;
     }
-    const int64_t extent = operand.array_dims[d];
-    const int64_t full = extent / size, rest = extent % size;
-    sweep *= static_cast<double>(full * RoundUp(size, tile) +
-                                 (rest ? RoundUp(rest, tile) : 0));
+    // A mapped dim's block size is a static block of a tile.
+    const int64_t step = std::max<int64_t>(1, size.constant());
+    const Count& extent = operand.array_dims[d];
+    const int64_t pad = operand.pad_multiples[d];
+    const Count& axis_extent = stage.axes[axis].extent;
+    if (!(CeilDiv(extent, step) == stage.axes[axis].steps())) {
+      // The axis runs over part of the dim (split-K's inner loop over one
+      // chunk of k): its blocks are the ones moved.
+      const Count full = FloorDiv(axis_extent, step);
+      sweep *=
+          full * RoundUp(step, tile) + RoundUp(Mod(axis_extent, step), tile);
+    } else if (pad % step == 0) {
+      // Padded on the host to whole blocks: no ragged block (this keeps the
+      // expression of a symbolic extent short).
+      sweep *= CeilDiv(operand.original_dims[d], pad) * Count(pad / step) *
+               RoundUp(step, tile);
+    } else {
+      const Count full = FloorDiv(extent, step);
+      sweep *= full * RoundUp(step, tile) + RoundUp(Mod(extent, step), tile);
+    }
     innermost = std::max(innermost, axis);
   }
   // Copies: once per change of the block index. Steps iterate the axes
   // row-major, so the index changes whenever the innermost mapped axis or
-  // any axis outside it moves.
-  double copies = 1;
-  if (innermost >= 0) {
-    for (int a = 0; a <= innermost; ++a) {
-      copies *= static_cast<double>(stage.axes[a].steps());
-    }
-    for (size_t d = 0; d < rank; ++d) {
-      if (operand.axis_of_dim[d] >= 0) {
-        sweep_steps *= static_cast<double>(
-            (operand.array_dims[d] + operand.block_dims[d] - 1) /
-            operand.block_dims[d]);
-      }
+  // any axis outside it moves: one sweep per step of the axes outside the
+  // innermost mapped one that do not map the operand.
+  Count copies = 1, sweeps = 1;
+  for (int a = 0; a <= innermost; ++a) {
+    const Count steps = stage.axes[a].steps();
+    copies *= steps;
+    if (std::find(operand.axis_of_dim.begin(), operand.axis_of_dim.end(), a) ==
+        operand.axis_of_dim.end()) {
+      sweeps *= steps;
     }
   }
   OperandTraffic traffic;
   traffic.copies_per_run = copies;
   traffic.block_bytes = block;
-  const double per_direction = sweep * copies / sweep_steps;
   const int directions = (operand.read ? 1 : 0) + (operand.written ? 1 : 0);
-  traffic.bytes_per_run = per_direction * directions;
-  traffic.first_in_bytes = operand.read ? block : 0;
-  traffic.last_out_bytes = operand.written ? block : 0;
+  traffic.bytes_per_run = sweep * sweeps * Count(directions);
+  traffic.first_in_bytes = operand.read ? block : Count(0);
+  traffic.last_out_bytes = operand.written ? block : Count(0);
   return traffic;
 }
 

@@ -10,15 +10,19 @@
 namespace tessera::pallas {
 
 struct OperandTraffic {
-  double copies_per_run = 0;  // block copies (per direction)
-  double bytes_per_run = 0;   // both directions
-  double block_bytes = 0;     // one full block in VMEM (tile-padded)
-  double first_in_bytes = 0;  // before the first step (prologue)
-  double last_out_bytes = 0;  // after the last step (epilogue)
+  Count copies_per_run;  // block copies (per direction)
+  Count bytes_per_run;   // both directions
+  Count block_bytes;     // one full block in VMEM (tile-padded)
+  Count first_in_bytes;  // before the first step (prologue)
+  Count last_out_bytes;  // after the last step (epilogue)
 };
 
 OperandTraffic OperandTrafficOf(const StageView& stage,
                                 const OperandView& operand,
                                 const TpuHardware& hw);
+
+// The tile multiple of dim d of a rank-`rank` array of `dtype` (1: not
+// tiled): (sublanes x packing, lanes), 1-D arrays lanes x packing.
+int64_t TileMultiple(size_t d, size_t rank, DType dtype, const TpuHardware& hw);
 
 }  // namespace tessera::pallas

@@ -45,8 +45,12 @@ double Vregs(const Type& type, const TpuHardware& hw, bool packed) {
                              CeilDiv(layout.cols, hw.lanes));
 }
 
-double Elements(const Type& type) {
-  return type.shape.empty() ? 0 : static_cast<double>(LayoutOf(type).elements);
+// Elements of a block value (0 for scalars: they run on the scalar unit).
+Count Elements(const Type& type, const CostPlan& plan) {
+  if (type.shape.empty()) return 0;
+  Count elements = 1;
+  for (const Dim& dim : type.shape) elements *= plan.DimCount(dim);
+  return elements;
 }
 
 // VALU operations and EUP pushes per vreg of an elementwise op (the EUP
@@ -94,15 +98,13 @@ class Counter {
  public:
   Counter(const CostPlan& plan, const TpuHardware& hw) : plan_(plan), hw_(hw) {}
 
-  void CountBlock(const Block& block, double times, StepWork& work) {
+  void CountBlock(const Block& block, const Count& times, StepWork& work) {
     for (const Stmt& stmt : block.stmts) {
       if (stmt.kind == StmtKind::kTileLoop && plan_.StageOf(&stmt) >= 0) {
         continue;
       }
-      double inner = times;
-      if (stmt.kind == StmtKind::kTileLoop) {
-        inner *= static_cast<double>(plan_.PlainTrips(&stmt));
-      }
+      Count inner = times;
+      if (stmt.kind == StmtKind::kTileLoop) inner *= plan_.PlainTrips(&stmt);
       StepWork own;
       ForEachRootExpr(stmt, [&](const Expr& root) {
         if (stmt.kind == StmtKind::kTileLoop ||
@@ -117,7 +119,7 @@ class Counter {
         if (stmt.kind == StmtKind::kAtomic) {
           own.vld += Vregs(stmt.value->type, hw_, true);
           own.valu_ops += Vregs(stmt.value->type, hw_, false);
-          own.flops += Elements(stmt.value->type);
+          own.flops += Elements(stmt.value->type, plan_);
         }
       }
       work.Add(own, times);
@@ -157,8 +159,9 @@ class Counter {
         }
         work.valu_ops += cost.valu * vregs;
         work.eup_ops += cost.eup * vregs;
-        work.flops += Elements(expr.type);
-        if (cost.transcendental) work.transcendentals += Elements(expr.type);
+        const Count elements = Elements(expr.type, plan_);
+        work.flops += elements;
+        if (cost.transcendental) work.transcendentals += elements;
         return;
       }
       case OpCategory::kReduction: {
@@ -166,7 +169,7 @@ class Counter {
         const Type& input = expr.operands[0]->type;
         const double vregs = Vregs(input, hw_, false);
         work.valu_ops += vregs;  // accumulate the vregs of a row group
-        work.flops += Elements(input);
+        work.flops += Elements(input, plan_);
         const int64_t* dim = GetAttr<int64_t>(expr.attrs, "dim");
         const int64_t rank = static_cast<int64_t>(input.shape.size());
         const bool over_lanes =
@@ -222,12 +225,12 @@ class Counter {
     }
     const double cycles = padded / rate * hw_.clock_hz;
     work.mxu_cycles += cycles;
-    const double useful = 2.0 * static_cast<double>(out.leading * m * n * k);
-    work.mxu_flops += useful;
-    work.flops += useful;
+    work.mxu_flops += 2.0 * static_cast<double>(out.leading * m * n * k);
+    // 2 * (result elements) * k, exactly (symbolic dims included).
+    work.flops += Count(2) * Elements(result, plan_) * plan_.DimCount(k_dim);
     if (expr.operands.size() >= 3) {  // dot(a, b, acc): acc + a @ b
       work.valu_ops += Vregs(result, hw_, false);
-      work.flops += Elements(result);
+      work.flops += Elements(result, plan_);
     }
   }
 
@@ -237,15 +240,16 @@ class Counter {
 
 }  // namespace
 
-void StepWork::Add(const StepWork& other, double times) {
-  mxu_cycles += other.mxu_cycles * times;
-  valu_ops += other.valu_ops * times;
-  eup_ops += other.eup_ops * times;
-  xlu_ops += other.xlu_ops * times;
-  vld += other.vld * times;
-  vst += other.vst * times;
+void StepWork::Add(const StepWork& other, const Count& times) {
+  const double scale = times.StaticOr(1);
+  mxu_cycles += other.mxu_cycles * scale;
+  valu_ops += other.valu_ops * scale;
+  eup_ops += other.eup_ops * scale;
+  xlu_ops += other.xlu_ops * scale;
+  vld += other.vld * scale;
+  vst += other.vst * scale;
   flops += other.flops * times;
-  mxu_flops += other.mxu_flops * times;
+  mxu_flops += other.mxu_flops * scale;
   transcendentals += other.transcendentals * times;
 }
 

@@ -17,11 +17,13 @@ struct StepWork {
   double xlu_ops = 0;   // cross-lane ops (lane reductions, transposes)
   double vld = 0;       // vregs loaded from VMEM
   double vst = 0;       // vregs stored to VMEM
-  double flops = 0;     // useful: 2*m*n*k per dot, 1 per element op
+  Count flops;          // useful: 2*m*n*k per dot, 1 per element op
   double mxu_flops = 0;
-  double transcendentals = 0;  // elements
+  Count transcendentals;  // elements
 
-  void Add(const StepWork& other, double times = 1);
+  // The vector and MXU work (doubles, for timing) needs static shapes;
+  // flops and transcendentals are exact Counts either way.
+  void Add(const StepWork& other, const Count& times = 1);
   // Cycles of the busiest unit, slots per bundle taken into account.
   double VectorCycles(const TpuHardware& hw) const;
   double ComputeCycles(const TpuHardware& hw) const;

@@ -234,6 +234,18 @@ class ConfigParser {
           ParseBlockSizes(kernel, value);
         } else if (field == "args") {
           ParseArgs(kernel, value);
+        } else if (std::optional<OptionValue> key = ToOptionValue(value);
+                   key && !value.is_array()) {
+          // A backend option the entry is keyed by; checked against the
+          // backend's options when the pipeline is resolved.
+          ConfigOption option;
+          option.key = field;
+          option.file = path_;
+          option.key_loc = LocOf(field_key.source());
+          option.value_loc = LocOf(value.source());
+          option.type_name = TypeNameOf(value);
+          option.value = std::move(key);
+          kernel.backend_keys.push_back(std::move(option));
         } else {
           UnknownKey(field_key, fmt::format("kernels.{}", kernel.name), kKeys);
         }

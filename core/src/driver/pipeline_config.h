@@ -8,6 +8,8 @@
 //   [passes.NAME]         options of a pass
 //   [backend.NAME]        options of a backend (whatever it declares)
 //   [kernels.NAME]        block_sizes = [..]   (NAME "*" = every kernel)
+//                         any option of the backend (e.g. a generation):
+//                         a key; the entry applies only when it matches
 //   [kernels.NAME.args]   x = "bf16[1024, 512]"
 #pragma once
 
@@ -61,6 +63,12 @@ struct KernelConfig {
   std::vector<LocatedString> args_names;  // parallel to args_types
   std::vector<LocatedString> args_types;
   std::optional<std::vector<int64_t>> block_sizes;
+  // Other keys: backend options the entry is keyed by (`tessera tune`
+  // writes the options it tuned for). An entry with keys
+  // applies only when the pipeline's backend options have these values and
+  // the command line's --arg types (if any) equal its args; otherwise the
+  // kernel keeps its own block sizes.
+  std::vector<ConfigOption> backend_keys;
 };
 
 struct PipelineConfig {

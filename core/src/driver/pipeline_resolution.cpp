@@ -1,5 +1,6 @@
 #include "driver/pipeline_resolution.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -281,8 +282,76 @@ class Resolver {
     return !text.empty() && end != nullptr && *end == '\0';
   }
 
+  // A type spelling in canonical form ("bf16[1024, 512]"), or as written
+  // when it does not parse.
+  static std::string CanonicalType(const std::string& spelling) {
+    absl::StatusOr<Type> type = ParseType(spelling);
+    return type.ok() ? TypeToString(*type) : spelling;
+  }
+
+  // Whether a keyed entry (one with backend options as keys, e.g. what
+  // `tessera tune` writes) applies: each key has the pipeline's value, and
+  // the command line's --arg types equal the entry's args where it gives
+  // them. Keys that are not options of the backend are errors.
+  bool KeyedEntryApplies(const KernelConfig& kernel,
+                         const ResolvedPipeline& pipeline) {
+    std::vector<std::string> mismatches;
+    for (const ConfigOption& key : kernel.backend_keys) {
+      if (pipeline.backend != nullptr) {
+        std::vector<std::string> declared;
+        for (const OptionSpec& spec : pipeline.backend->options) {
+          declared.push_back(spec.name);
+        }
+        if (std::find(declared.begin(), declared.end(), key.key) ==
+            declared.end()) {
+          std::string message = fmt::format(
+              "unknown key '{}' in [kernels.{}]: an entry holds block_sizes, "
+              "args and options of backend '{}'",
+              key.key, kernel.name, pipeline.backend->name);
+          const std::string closest = ClosestName(key.key, declared);
+          if (!closest.empty()) {
+            message += fmt::format("; did you mean '{}'?", closest);
+          }
+          diagnostics_.Error(key.file, key.key_loc, std::move(message));
+          return false;
+        }
+      }
+      const OptionValue* value = pipeline.info.backend_options.Find(key.key);
+      if (value == nullptr || !key.value || !(*value == *key.value)) {
+        mismatches.push_back(
+            fmt::format("{} {} (the pipeline has {})", key.key,
+                        key.value ? OptionValueToString(*key.value) : "?",
+                        value ? OptionValueToString(*value) : "none"));
+      }
+    }
+    for (size_t i = 0; i < kernel.args_names.size(); ++i) {
+      for (const auto& [name, spelling] : overrides_.args) {
+        if (name != kernel.args_names[i].value) continue;
+        if (CanonicalType(spelling) !=
+            CanonicalType(kernel.args_types[i].value)) {
+          mismatches.push_back(fmt::format("{} = {} (--arg gives {})", name,
+                                           kernel.args_types[i].value,
+                                           spelling));
+        }
+      }
+    }
+    if (mismatches.empty()) return true;
+    if (overrides_.verbose) {
+      diagnostics_.Remark(
+          kernel.file, kernel.name_loc,
+          fmt::format("[kernels.{}] does not apply (it is keyed by {}); the "
+                      "kernel keeps its own block sizes",
+                      kernel.name, fmt::join(mismatches, ", ")));
+    }
+    return false;
+  }
+
   void ResolveKernels(ResolvedPipeline& pipeline) {
     for (const KernelConfig& kernel : config_.kernels) {
+      if (!kernel.backend_keys.empty() &&
+          !KeyedEntryApplies(kernel, pipeline)) {
+        continue;
+      }
       KernelSpecialization& specialization = pipeline.info.kernels[kernel.name];
       for (size_t i = 0; i < kernel.args_names.size(); ++i) {
         specialization.args[kernel.args_names[i].value] =
