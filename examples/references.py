@@ -178,6 +178,64 @@ def tunable_split_k(x, y, bias=None):
 def grid_bmm(x, y):
     x, y = _f64(x, y)
     return x @ y
+def _segments(x_offsets):
+    offsets = np.asarray(x_offsets, dtype=np.int64)
+    return list(zip(offsets[:-1], offsets[1:]))
+
+
+def jagged_sum(x_data, x_offsets):
+    (x,) = _f64(x_data)
+    return np.stack([x[a:b].sum(axis=0) for a, b in _segments(x_offsets)])
+
+
+def jagged_mean(x_data, x_offsets):
+    (x,) = _f64(x_data)
+    return np.stack([x[a:b].mean(axis=0) if b > a else np.zeros(x.shape[1])
+                     for a, b in _segments(x_offsets)])
+
+
+def jagged_softmax(x_data, x_offsets):
+    (x,) = _f64(x_data)
+    out = np.zeros_like(x)
+    for a, b in _segments(x_offsets):
+        if b > a:
+            shifted = np.exp(x[a:b] - x[a:b].max(axis=0, keepdims=True))
+            out[a:b] = shifted / shifted.sum(axis=0, keepdims=True)
+    return out
+
+
+def embedding(indices, table):
+    (t,) = _f64(table)
+    return t[np.asarray(indices, dtype=np.int64)]
+
+
+def jagged_offsets(total, num_segments, rng):
+    """Random non-decreasing offsets from 0 to total with some empty
+    segments (a third of them, at random) and unaligned starts."""
+    empty = rng.random(num_segments) < 1 / 3
+    weights = np.where(empty, 0.0, rng.random(num_segments) + 0.05)
+    lengths = np.floor(weights / weights.sum() * total).astype(np.int64)
+    lengths[np.argmax(weights)] += total - lengths.sum()
+    return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+
+# Kernels with integer arguments: name -> (shapes, rng) -> the integer
+# arrays by argument position (the other arguments are standard normal).
+def _jagged_integer_args(shapes, rng):
+    total = shapes[0][0]
+    return {1: jagged_offsets(total, shapes[1][0] - 1, rng)}
+
+
+def _embedding_integer_args(shapes, rng):
+    return {0: rng.integers(0, shapes[1][0], size=shapes[0])}
+
+
+INTEGER_ARGS = {
+    "jagged_sum": _jagged_integer_args,
+    "jagged_mean": _jagged_integer_args,
+    "jagged_softmax": _jagged_integer_args,
+    "embedding": _embedding_integer_args,
+}
 
 
 EXAMPLES = {

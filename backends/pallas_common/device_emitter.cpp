@@ -248,6 +248,8 @@ std::string DeviceEmitter::RefAccess(const std::string& ref_name,
         }
         if (!IsNumber(start) && tile->aligned && tile->block > 1) {
           start = fmt::format("pl.multiple_of({}, {})", start, tile->block);
+        } else if (tile->jagged && tile->align > 1) {
+          start = fmt::format("pl.multiple_of({}, {})", start, tile->align);
         }
         parts.push_back(fmt::format("pl.ds({}, {})", start, tile->block));
         all_whole = false;
@@ -400,6 +402,7 @@ bool DeviceEmitter::EmitStore(const Stmt& stmt, PyLines& out) {
             : fmt::format("jnp.asarray({}, {})", value, JnpDType(ref_dtype));
   }
   std::string target = RefAccess(ref, stmt.indices, true);
+  value = MaskJaggedStore(stmt, target, value);
   if (!FlushExprErrors(stmt.loc)) return false;
   out.Line(fmt::format("{} = {}", target, value));
   return true;
@@ -638,6 +641,10 @@ bool DeviceEmitter::EmitKernel(PyLines& out) {
       inputs_.push_back(&ref);
     }
   }
+  // Scalar-prefetch operands come first (PrefetchScalarGridSpec).
+  std::stable_partition(inputs_.begin(), inputs_.end(), [](const RefPlan* ref) {
+    return ref->scalar_prefetch;
+  });
   PushScope(&kernel_scope_);
   PyLines body;
   EmitOutputInits(body);

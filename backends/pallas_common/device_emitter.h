@@ -28,6 +28,16 @@ struct ModuleState {
   std::string round_up_fn;
   // The target's own module-level helper (PallasTarget::ReserveNames).
   std::string target_fn;
+  std::string window_fn;  // jagged tiles: masks outside [lower, limit)
+  std::string int32_fn;   // scalar prefetch: narrows indices to int32
+  std::string Window() {
+    if (window_fn.empty()) window_fn = names.Fresh("_mask_window");
+    return window_fn;
+  }
+  std::string Int32() {
+    if (int32_fn.empty()) int32_fn = names.Fresh("_as_int32");
+    return int32_fn;
+  }
   std::string Mask() {
     if (mask_fn.empty()) mask_fn = names.Fresh("_mask_tail");
     return mask_fn;
@@ -102,6 +112,7 @@ class DeviceEmitter : public ExprEmitter {
     std::string index;  // block index relative to the loop's begin
     std::string begin;  // absolute begin
     std::string end;    // exclusive limit (the loop's end)
+    std::string lower;  // jagged tiles: the first valid index (loop begin)
   };
   struct LoopBounds {
     std::string begin;
@@ -109,8 +120,21 @@ class DeviceEmitter : public ExprEmitter {
     std::string trip;  // number of iterations
     bool static_trip = false;
     std::string parent;  // nested form: the tile the loop subdivides
+    std::string lower;   // jagged: the loop's own begin (blocks start below)
   };
   LoopBounds Bounds(const Stmt& loop);
+  // Jagged tiles (jagged_tiles.cpp): bounds from memory, blocks aligned
+  // below the begin, a fori_loop in every launcher (their refs stay whole
+  // in VMEM), masks on both sides of the valid rows.
+  LoopBounds JaggedBounds(const Stmt& loop, const TileInfo& tile);
+  bool IsJagged(const Stmt& loop) const;
+  bool EmitJaggedLoop(const Stmt& loop, PyLines& out);
+  std::string MaskJagged(const std::string& value, int64_t axis,
+                         const TileInfo& tile, const std::string& fill);
+  // A store whose indices include a jagged tile keeps the rows outside its
+  // valid window (they belong to neighbouring segments).
+  std::string MaskJaggedStore(const Stmt& stmt, const std::string& target,
+                              const std::string& value);
   // Makes `tile` active with the given block-index expression.
   void EnterTile(const Stmt& loop, const std::string& index);
   void ExitTile(const Stmt& loop);
@@ -196,6 +220,12 @@ class DeviceEmitter : public ExprEmitter {
                          const std::vector<const RefPlan*>& streamed,
                          const std::function<void(PyLines&)>& head,
                          const YieldValuesFn& on_yield, InnerLoopBody& body);
+  // Writes a kOwnFunction body as `def _<tile>_body(index, carry_param):`
+  // between blank lines; returns the function's name.
+  std::string EmitBodyFunction(const std::string& tile,
+                               const std::string& index,
+                               const std::string& carry_param,
+                               const InnerLoopBody& body, PyLines& out);
   // Records, for each result of `loop`, where its yielded value came from.
   void SetLoopResultOrigins(const Stmt& loop, const InnerLoopBody& body);
 
@@ -260,6 +290,7 @@ class DeviceEmitter : public ExprEmitter {
   std::map<std::string, std::string> value_aliases_;  // scratch refs
   std::map<std::string, std::vector<std::string>> origins_;
   std::map<std::string, TileRuntime> runtime_;
+  std::map<std::string, LoopBounds> jagged_bounds_;  // loops being emitted
   // Values that are plain loads (their ragged tails are host zero padding).
   std::set<std::string> loaded_values_;
   std::map<std::string, std::string> grid_kwargs_;

@@ -154,6 +154,8 @@ std::string DeviceEmitter::MaskIfRagged(const Expr& value, int64_t axis,
   bool active =
       tile != nullptr && (tile->is_grid || runtime_.count(tile->name) != 0);
   if (!active || !tile->maybe_partial) return Emit(value);
+  if (tile->jagged)
+    return MaskJagged(Emit(value), axis, *tile, std::string(fill));
   return fmt::format("{}({}, {}, {}, {}, {})", state_.Mask(), Emit(value), axis,
                      TileBegin(tile->name), TileLimit(tile->name), fill);
 }
@@ -169,6 +171,12 @@ std::string DeviceEmitter::DotOperand(const Expr& operand, int64_t axis) {
   // tail); computed operands may hold anything in a ragged tile's tail
   // (exp(0 - m) in attention), so they are masked.
   const Expr* base = &operand;
+  // A jagged tile's loads read the neighbouring segments' rows: masked.
+  for (const std::string& origin : Origins(operand)) {
+    const TileInfo* tile = plan_.FindTile(origin);
+    if (tile != nullptr && tile->jagged)
+      return MaskIfRagged(operand, axis, "0");
+  }
   while (base->op == OpKind::kCast || base->op == OpKind::kTranspose) {
     base = base->operands[0].get();
   }

@@ -89,6 +89,7 @@ std::string DeviceEmitter::AbsBlockIndex(const std::string& tile_name,
 
 DeviceEmitter::LoopBounds DeviceEmitter::Bounds(const Stmt& loop) {
   const TileInfo& tile = *plan_.FindTile(loop.vars[0].name);
+  if (tile.jagged) return JaggedBounds(loop, tile);
   LoopBounds bounds;
   if (!tile.parent.empty()) {
     const TileInfo& parent = *plan_.FindTile(tile.parent);
@@ -130,6 +131,7 @@ void DeviceEmitter::EnterTile(const Stmt& loop, const std::string& index) {
   rt.index = index;
   rt.begin = AddText(bounds.begin, MulText(index, tile.block));
   rt.end = bounds.end;
+  rt.lower = bounds.lower;
   runtime_[tile.name] = rt;
 }
 

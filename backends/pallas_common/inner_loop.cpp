@@ -4,8 +4,25 @@
 // launchers -- where the body goes and how it is called -- stays in
 // launchers/*.cpp.
 #include "device_emitter.h"
+#include "fmt/format.h"
 
 namespace tessera::pallas {
+
+std::string DeviceEmitter::EmitBodyFunction(const std::string& tile,
+                                            const std::string& index,
+                                            const std::string& carry_param,
+                                            const InnerLoopBody& body,
+                                            PyLines& out) {
+  std::string body_fn = Fresh("_" + tile + "_body");
+  out.Blank();
+  out.Line(fmt::format("def {}({}, {}):", body_fn, index, carry_param));
+  out.Indent();
+  out.Append(body.scope.prelude);
+  out.Append(body.lines);
+  out.Dedent();
+  out.Blank();
+  return body_fn;
+}
 
 DeviceEmitter::LoopCarry DeviceEmitter::EmitLoopInits(const Stmt& loop) {
   LoopCarry carry;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "fmt/format.h"
+#include "indirect_plan.h"
 
 namespace tessera::pallas {
 
@@ -112,6 +113,9 @@ class PlanBuilder {
   void PlanStreaming(RefPlan& ref);
   void PlanPadding(RefPlan& ref);
   void PlanGrid();
+  // False (with a located error) when the kernel reads refs one element at
+  // a time or bounds loops by them and the target has no scalar prefetch.
+  bool CheckIndirectAccess();
 
   const Module& module_;
   KernelPlan& plan_;
@@ -195,7 +199,14 @@ bool PlanBuilder::Build() {
   std::vector<const Stmt*> loops;
   if (!CollectBlock(device.body, loops)) return false;
   RemoveDeadUses(device.body);
+  PlanJaggedTiles(plan_);
+  PlanScalarPrefetch(plan_);
+  if (!CheckIndirectAccess()) return false;
   for (RefPlan& ref : plan_.refs) {
+    if (ref.scalar_prefetch) {
+      ref.dims.assign(ref.type.shape.size(), SpecDim{});
+      continue;
+    }
     PlanSpecs(ref);
     if (plan_.launcher == Launcher::kEmitPipeline ||
         plan_.launcher == Launcher::kForiLoop) {
@@ -496,6 +507,7 @@ void PlanBuilder::PlanPadding(RefPlan& ref) {
                      !plan_.target->PadEdgeBlocks();
       if (edge_ok) continue;
       int64_t multiple = tile->block;
+      if (tile->jagged) spec.pad_extra = std::max(spec.pad_extra, tile->block);
       if (spec.kind == SpecKind::kBlocked) {
         multiple = std::lcm(multiple, spec.block);
       }
@@ -544,6 +556,26 @@ void PlanBuilder::PlanGrid() {
     if (plan_.grid_arbitrary[g])
       plan_.grid_order.push_back(static_cast<int>(g));
   }
+}
+
+bool PlanBuilder::CheckIndirectAccess() {
+  if (plan_.target->ScalarPrefetchGridSpec()) return true;
+  const std::string backend(plan_.target->backend_name());
+  for (const auto& [name, tile] : plan_.tiles) {
+    if (!tile.jagged) continue;
+    return Error(tile.loop->loc,
+                 fmt::format("loop bounds read from memory (jagged tile {}) "
+                             "are not supported by {} yet",
+                             name, backend));
+  }
+  for (const RefPlan& ref : plan_.refs) {
+    if (!ref.scalar_prefetch) continue;
+    return Error(plan_.launch->loc,
+                 fmt::format("scalar prefetch (ref {} is read one element at "
+                             "a time) is not supported by {} yet",
+                             ref.name, backend));
+  }
+  return true;
 }
 
 }  // namespace

@@ -35,6 +35,12 @@ struct TileInfo {
   bool aligned = false;
   // False when every tile is known to be whole (static extents that divide).
   bool maybe_partial = true;
+  // Inner loops whose bounds are read from memory (`hl.tile(start, end)`
+  // with `start = offsets[b]`; jagged_tiles.cpp): the loop runs over blocks
+  // that start at `begin` rounded down to `align` rows, and masks what lies
+  // outside [begin, end).
+  bool jagged = false;
+  int64_t align = 1;
 };
 
 enum class SpecKind { kBlocked, kFull };
@@ -45,6 +51,9 @@ struct SpecDim {
   int64_t block = 0;      // kBlocked: block size
   // The dim is zero-padded on the host to a multiple of this (1: no pad).
   int64_t pad_multiple = 1;
+  // Elements added after that padding: a jagged tile's last block may start
+  // anywhere below the dim's end.
+  int64_t pad_extra = 0;
 };
 
 struct RefAccess {
@@ -65,6 +74,9 @@ struct RefPlan {
   // through that VMEM accumulator (atomic-accumulator pass).
   bool accumulated = false;
   bool written() const { return stored || atomic; }
+  // Read only one element at a time (`offsets[b]`): passed to the kernel in
+  // SMEM by scalar prefetch (scalar_prefetch.cpp).
+  bool scalar_prefetch = false;
   std::vector<RefAccess> accesses;
   std::vector<SpecDim> dims;
   // emit_pipeline / fori_loop: the inner loop that streams this ref from HBM.

@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "indirect_plan.h"
 #include "tessera/ir/types.h"
 
 namespace tessera::pallas {
@@ -209,6 +210,8 @@ std::optional<Module> CarryRank1RefsAsRows(const Module& module,
     const Value& param = device->params[i];
     const Expr& operand = *launch->operands[i - grid_rank];
     if (!param.type.is_ref() || operand.op != OpKind::kVar) continue;
+    // Refs read one element at a time stay as they are (scalar prefetch).
+    if (ReadOnlyAsScalars(*device, param.name)) continue;
     if (std::optional<size_t> unit_dim = UnitSublaneDim(*device, param)) {
       rows[param.name] = *unit_dim;
     }

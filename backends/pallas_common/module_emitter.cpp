@@ -6,6 +6,7 @@
 #include "host_contract.h"
 #include "lane_rows.h"
 #include "pallas_module.h"
+#include "scalar_prefetch.h"
 #include "tessera/python_literal.h"
 
 namespace tessera::pallas {
@@ -347,6 +348,16 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     std::string name = state_.names.Fresh(host_name + "_padded");
     body_.Line(fmt::format("{} = {}({}, ({}))", name, state_.Pad(),
                            Name(host_name), multiples));
+    std::string extra;
+    for (const SpecDim& dim : ref.dims) {
+      extra +=
+          fmt::format("{}(0, {})", extra.empty() ? "" : ", ", dim.pad_extra);
+    }
+    if (std::any_of(ref.dims.begin(), ref.dims.end(),
+                    [](const SpecDim& dim) { return dim.pad_extra > 0; })) {
+      // A jagged block may start anywhere below the end: one more block.
+      body_.Line(fmt::format("{} = jnp.pad({}, ({}))", name, name, extra));
+    }
     padded[ref.name] = name;
   }
   bindings.ref_arrays = padded;
@@ -361,6 +372,10 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
   for (int g : plan_.grid_order) {
     lambda_params.push_back(SanitizeIdentifier(plan_.grid_tiles[g]));
   }
+  const std::vector<const RefPlan*> prefetched = ScalarPrefetchRefs(plan_);
+  for (const RefPlan* ref : prefetched) {
+    lambda_params.push_back(SanitizeIdentifier(ref->name));
+  }
   std::string lambda_head = "lambda";
   for (size_t i = 0; i < lambda_params.size(); ++i) {
     lambda_head += (i ? ", " : " ") + lambda_params[i];
@@ -371,7 +386,8 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     if (static_dim.is_static()) {
       int64_t multiple = ref.dims[d].pad_multiple;
       return fmt::format(
-          "{}", (static_dim.size + multiple - 1) / multiple * multiple);
+          "{}", (static_dim.size + multiple - 1) / multiple * multiple +
+                    ref.dims[d].pad_extra);
     }
     auto it = padded.find(ref.name);
     if (it != padded.end()) return fmt::format("{}.shape[{}]", it->second, d);
@@ -436,6 +452,10 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
 
   std::vector<std::string> in_specs, in_args, out_specs, out_shapes, out_names;
   for (const RefPlan* ref : device_emitter->inputs()) {
+    if (ref->scalar_prefetch) {
+      in_args.push_back(ScalarPrefetchArg(state_, *ref, padded[ref->name]));
+      continue;
+    }
     in_specs.push_back(spec_of(*ref));
     in_args.push_back(padded[ref->name]);
   }
@@ -448,7 +468,8 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     for (size_t o = 0; o < device_emitter->outputs().size(); ++o) {
       if (device_emitter->outputs()[o] == ref) out_index = o;
     }
-    aliases.push_back(fmt::format("{}: {}", in_specs.size() - 1, out_index));
+    aliases.push_back(fmt::format(
+        "{}: {}", prefetched.size() + in_specs.size() - 1, out_index));
   }
   for (const RefPlan* ref : device_emitter->outputs()) {
     out_specs.push_back(spec_of(*ref));
@@ -501,6 +522,11 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
   body_.Line(fmt::format("{} = pl.pallas_call(", lhs.empty() ? "_" : lhs));
   body_.Indent();
   body_.Line(kernel + ",");
+  if (!prefetched.empty()) {
+    body_.Line(fmt::format("grid_spec={}(", *target_.ScalarPrefetchGridSpec()));
+    body_.Indent();
+    body_.Line(fmt::format("num_scalar_prefetch={},", prefetched.size()));
+  }
   body_.Line(fmt::format("grid={},", grid));
   auto list = [&](const std::string& key, const std::vector<std::string>& items,
                   bool single_bare) {
@@ -516,8 +542,15 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
   };
   list("in_specs", in_specs, false);
   list("out_specs", out_specs, true);
+  if (!prefetched.empty()) {
+    if (!device_emitter->scratch_shapes().empty()) {
+      list("scratch_shapes", device_emitter->scratch_shapes(), false);
+    }
+    body_.Dedent();
+    body_.Line("),");
+  }
   list("out_shape", out_shapes, true);
-  if (!device_emitter->scratch_shapes().empty()) {
+  if (prefetched.empty() && !device_emitter->scratch_shapes().empty()) {
     list("scratch_shapes", device_emitter->scratch_shapes(), false);
   }
   if (!aliases.empty()) {

@@ -3,6 +3,7 @@
 #include "device_emitter.h"
 #include "fmt/format.h"
 #include "py_text.h"
+#include "scalar_prefetch.h"
 #include "tail_helpers.h"
 
 namespace tessera::pallas {
@@ -26,6 +27,7 @@ std::string PallasTarget::AtomicUpdate(std::string_view kind,
 std::string PallasTarget::ModuleHelpers(const ModuleState& state) const {
   PyLines helpers;
   EmitTailHelpers({state.round_up_fn, state.pad_fn, state.mask_fn}, helpers);
+  AppendIndirectHelpers(state, helpers);
   return helpers.Text();
 }
 

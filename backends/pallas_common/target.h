@@ -60,6 +60,15 @@ class PallasTarget {
   // (no resident block initialised on its first visit).
   virtual bool NativeAtomics() const { return false; }
 
+  // --- Data-dependent access (indirect_plan.h) ---
+  // The grid spec that passes refs read one element at a time to the
+  // kernel in scalar memory before the grid runs
+  // ("pltpu.PrefetchScalarGridSpec"); nullopt: the target has none, and
+  // kernels with such refs or with loops bounded by them are errors.
+  virtual std::optional<std::string> ScalarPrefetchGridSpec() const {
+    return std::nullopt;
+  }
+
   // --- The device kernel ---
   virtual std::unique_ptr<DeviceEmitter> MakeDeviceEmitter(
       const Module& module, const KernelPlan& plan, ModuleState& state,

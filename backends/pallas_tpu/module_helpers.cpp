@@ -2,6 +2,7 @@
 
 #include "fmt/format.h"
 #include "python_writer.h"
+#include "scalar_prefetch.h"
 #include "tail_helpers.h"
 
 namespace tessera::pallas {
@@ -41,6 +42,7 @@ std::string ModuleHelpers(const ModuleState& state,
       "    return jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((), "
       "(), abstract_device=device))");
   EmitTailHelpers({state.round_up_fn, state.pad_fn, state.mask_fn}, helpers);
+  AppendIndirectHelpers(state, helpers);
   return helpers.Text();
 }
 

@@ -37,7 +37,14 @@ class TpuTarget : public PallasTarget {
       if (dim.kind != SpecKind::kBlocked) continue;
       const bool lanes = d + 1 == rank;
       const int64_t multiple = lanes ? 128 : sublanes;
-      if (dim.block % multiple != 0) {
+      // One row of a 32-bit array at any sublane offset is a masked load or
+      // store Mosaic accepts (libtpu, v5e-v7x; packed types need aligned
+      // rows). A row that is also sliced along the lanes is not ("dynamic
+      // store with unaligned indices", random kernel seed 66).
+      const bool one_row = !lanes && dim.block == 1 &&
+                           DTypeBytes(ref.type.dtype) == 4 &&
+                           ref.dims.back().kind != SpecKind::kBlocked;
+      if (dim.block % multiple != 0 && !one_row) {
         return fmt::format(
             "offsets that are multiples of {} ({}) along dim {}, "
             "and its block is {}",
@@ -45,6 +52,12 @@ class TpuTarget : public PallasTarget {
       }
     }
     return std::nullopt;
+  }
+
+  // SMEM holds the scalar-prefetch operands (32-bit words: integers are
+  // narrowed to int32 on the host, scalar_prefetch.h).
+  std::optional<std::string> ScalarPrefetchGridSpec() const override {
+    return std::string("pltpu.PrefetchScalarGridSpec");
   }
 
   std::unique_ptr<DeviceEmitter> MakeDeviceEmitter(

@@ -122,6 +122,10 @@ struct CallSite {
   std::string name;
 };
 
+// Kernel arguments whose elements are used as indices or loop bounds
+// (lower_indirect.cpp): int32 when no type is given.
+std::set<std::string> IndexTensorParams(const KernelDef& kernel);
+
 class KernelLowering {
  public:
   KernelLowering(const KernelDef& kernel, const ParsedFile& file,

@@ -322,6 +322,7 @@ void KernelLowering::SetUpParams() {
   std::vector<std::string> static_params;
   std::vector<std::string> rank_generic;
   rank_generic_params_.clear();
+  const std::set<std::string> index_params = IndexTensorParams(kernel_);
   size_t position = 0;  // in the host signature, which has no callables
   for (const Param& param : kernel_.params) {
     if (IsCompileTimeParam(param)) {
@@ -403,7 +404,9 @@ void KernelLowering::SetUpParams() {
           }
           shape.push_back(Dim::Symbol(symbol));
         }
-        type = Type::Ref(DType::kF32, std::move(shape));
+        type = Type::Ref(
+            index_params.count(param.name) ? DType::kI32 : DType::kF32,
+            std::move(shape));
       } else {
         Diagnostic* d =
             Report(param.annotation->loc,

@@ -29,6 +29,7 @@ import sys
 import time
 
 import jax.numpy as jnp
+import numpy as np
 
 import conformance_lib as lib
 import expected_failures
@@ -61,6 +62,23 @@ def load_reference(source_dir, kernel):
     return getattr(module, kernel)
 
 
+def make_inputs(args, spec, shapes, dtype, seed):
+    """Standard-normal inputs, and for integer parameters (offsets, indices)
+    the values examples/references.py's INTEGER_ARGS makes."""
+    float_positions = [i for i in range(len(shapes)) if spec.dtype_of(i, dtype) == dtype]
+    arrays, exact = lib.make_inputs([(shapes[i], jnp.dtype(dtype)) for i in float_positions],
+                                    seed)
+    by_position = dict(zip(float_positions, zip(arrays, exact)))
+    if len(by_position) < len(shapes):
+        references = load_reference(args.source_dir, "INTEGER_ARGS")
+        rng = np.random.default_rng(seed)
+        for i, values in references[args.kernel](shapes, rng).items():
+            typed = jnp.asarray(values, dtype=spec.dtype_of(i, dtype))
+            by_position[i] = (typed, np.asarray(values))
+    return ([by_position[i][0] for i in range(len(shapes))],
+            [by_position[i][1] for i in range(len(shapes))])
+
+
 def large_config(args, launcher, case, out_dir):
     """The launcher's config plus the case's block sizes, written to out_dir."""
     text = (args.source_dir / "configs" / f"pallas_{launcher}.toml").read_text()
@@ -80,7 +98,8 @@ def compile_kernel(args, launcher, dtype, names, shapes, out_dir, config=None,
     out_dir.mkdir(parents=True)
     command = [args.tessera, "compile", f"examples/{args.kernel}.py",
                f"--config={config or f'configs/pallas_{launcher}.toml'}", "--emit=code",
-               *kernel_table.arg_flags(names, shapes, dtype), f"--output={out_dir}/"]
+               *kernel_table.arg_flags(names, shapes, dtype, kernel_table.SPECS[args.kernel]),
+               f"--output={out_dir}/"]
     if generation:
         command.append(f"--tpu={generation}")
     result = subprocess.run(command, cwd=args.source_dir, capture_output=True, text=True)
@@ -120,7 +139,9 @@ def check_large(args, names, case, launcher):
     export and pyflakes on the v6e module; no interpret runs."""
     cells = {"interpret": lib.Cell("n/a", "compile-only size"),
              "tpu_interpret": lib.Cell("n/a", "compile-only size")}
-    specs = [(shape, jnp.dtype(case.dtype)) for shape in case.shapes]
+    spec = kernel_table.SPECS[args.kernel]
+    specs = [(shape, jnp.dtype(spec.dtype_of(i, case.dtype)))
+             for i, shape in enumerate(case.shapes)]
     row_dir = args.work_dir / args.kernel / "large" / (
         f"{launcher}.{case.dtype}." + "".join(c if c.isalnum() else "_" for c in case.label))
     row_dir.mkdir(parents=True, exist_ok=True)
@@ -196,8 +217,7 @@ def main(argv):
                 print(f"{example}: {args.kernel}() has {len(names)} parameters, "
                       f"the table gives {len(shapes)} tensor shapes")
                 return 1
-            arrays, exact = lib.make_inputs([(s, jnp.dtype(dtype)) for s in shapes],
-                                            seed=len(rows))
+            arrays, exact = make_inputs(args, spec, shapes, dtype, seed=len(rows))
             try:
                 expected, reference_error = reference(*exact), None
             except Exception as error:  # A broken reference is red, not a crash.

@@ -19,6 +19,7 @@ KERNELS = (
     "swiglu", "scaled_epilogue", "block_col_sums", "dropout",
     "chunk_sums", "k_grid_matmul", "tunable_split_k", "fp8_matmul_quant",
     "grid_bmm",
+    "jagged_sum", "jagged_mean", "jagged_softmax", "embedding",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -43,6 +44,14 @@ class KernelSpec:
     shapes: dict
     dtypes: tuple = DTYPES
     large: tuple = ()
+    # Per tensor parameter: None (the row's dtype) or a fixed dtype such as
+    # "int32" (offsets, indices; values from examples/references.py's
+    # INTEGER_ARGS).
+    arg_dtypes: tuple = ()
+
+    def dtype_of(self, position, dtype):
+        fixed = self.arg_dtypes[position] if position < len(self.arg_dtypes) else None
+        return fixed or dtype
 
 
 def _same(shape, count):
@@ -95,6 +104,23 @@ SPECS = {
                             "ragged": [(3, 200, 300), (3, 300, 136)]}),
     "k_grid_matmul": KernelSpec({"even": [(256, 384), (384, 128)],
                                  "ragged": [(200, 300), (300, 136)]}),
+    # Jagged segments: x_data [total, m] and offsets [segments + 1] with
+    # empty segments and unaligned starts. Rows of one segment are written by
+    # one grid step at a dynamic row: one 32-bit row (packed types need
+    # aligned rows), so f32 only.
+    "jagged_sum": KernelSpec({"even": [(512, 256), (9,)], "ragged": [(300, 200), (14,)]},
+                             dtypes=("float32",), arg_dtypes=(None, "int32"),
+                             large=(LargeCase("total 4096 m 512 segments 256",
+                                              [(4096, 512), (257,)], "float32"),)),
+    "jagged_mean": KernelSpec({"even": [(512, 256), (9,)], "ragged": [(300, 200), (14,)]},
+                              dtypes=("float32",), arg_dtypes=(None, "int32")),
+    "jagged_softmax": KernelSpec({"even": [(512, 256), (9,)],
+                                  "ragged": [(300, 200), (14,)]},
+                                 dtypes=("float32",), arg_dtypes=(None, "int32")),
+    "embedding": KernelSpec({"even": [(64,), (512, 256)], "ragged": [(37,), (1000, 200)]},
+                            dtypes=("float32",), arg_dtypes=("int32", None),
+                            large=(LargeCase("vocab 8192 d 256 n 4096",
+                                             [(4096,), (8192, 256)], "float32"),)),
 }
 
 
@@ -107,8 +133,12 @@ def kernel_parameters(example_path, kernel):
     raise LookupError(f"{example_path}: no function named '{kernel}'")
 
 
-def arg_flags(names, shapes, dtype):
+DTYPE_SPELLING["int32"] = "i32"
+
+
+def arg_flags(names, shapes, dtype, spec=None):
     """--arg flags for the tessera CLI: x=f32[64,256]."""
-    spelling = DTYPE_SPELLING[dtype]
-    return [f"--arg={name}={spelling}[{','.join(str(d) for d in shape)}]"
-            for name, shape in zip(names, shapes)]
+    spec = spec or KernelSpec({})
+    return [f"--arg={name}={DTYPE_SPELLING[spec.dtype_of(i, dtype)]}"
+            f"[{','.join(str(d) for d in shape)}]"
+            for i, (name, shape) in enumerate(zip(names, shapes))]

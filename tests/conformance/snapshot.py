@@ -37,7 +37,7 @@ def generate(tessera, source_dir, kernel, launcher):
     with tempfile.TemporaryDirectory() as out_dir:
         command = [tessera, "compile", f"examples/{kernel}.py",
                    f"--config=configs/pallas_{launcher}.toml", "--emit=code",
-                   *kernel_table.arg_flags(names, shapes, "float32"),
+                   *kernel_table.arg_flags(names, shapes, "float32", kernel_table.SPECS[kernel]),
                    f"--output={out_dir}/"]
         result = subprocess.run(command, cwd=source_dir, capture_output=True, text=True)
         if result.returncode != 0:

@@ -38,6 +38,7 @@ class EmitPipelineEmitter : public DeviceEmitter {
 
  protected:
   bool EmitInnerLoop(const Stmt& loop, PyLines& out) override {
+    if (IsJagged(loop)) return EmitJaggedLoop(loop, out);
     const std::string tile = loop.vars[0].name;
     const std::string index = SanitizeIdentifier(tile);
     LoopBounds bounds = Bounds(loop);

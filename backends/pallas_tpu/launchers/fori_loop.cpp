@@ -55,6 +55,7 @@ class ForiLoopEmitter : public DeviceEmitter {
 
  protected:
   bool EmitInnerLoop(const Stmt& loop, PyLines& out) override {
+    if (IsJagged(loop)) return EmitJaggedLoop(loop, out);
     const std::string tile = loop.vars[0].name;
     const std::string index = SanitizeIdentifier(tile);
     const bool prefetch = plan_.prefetch;
@@ -150,14 +151,8 @@ class ForiLoopEmitter : public DeviceEmitter {
     }
     if (!returned) body.lines.Line(fmt::format("return {}", carry_param));
 
-    std::string body_fn = Fresh("_" + tile + "_body");
-    out.Blank();
-    out.Line(fmt::format("def {}({}, {}):", body_fn, index, carry_param));
-    out.Indent();
-    out.Append(body.scope.prelude);
-    out.Append(body.lines);
-    out.Dedent();
-    out.Blank();
+    const std::string body_fn =
+        EmitBodyFunction(tile, index, carry_param, body, out);
 
     std::string init = args.empty() ? "None" : carry.inits[0];
     if (args.size() > 1) init = "(" + JoinNames(carry.inits) + ")";

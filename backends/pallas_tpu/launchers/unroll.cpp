@@ -14,6 +14,7 @@ class UnrollEmitter : public DeviceEmitter {
 
  protected:
   bool EmitInnerLoop(const Stmt& loop, PyLines& out) override {
+    if (IsJagged(loop)) return EmitJaggedLoop(loop, out);
     LoopBounds bounds = Bounds(loop);
     if (!bounds.static_trip) {
       return Error(loop.loc,

@@ -400,6 +400,9 @@ absl::StatusOr<Type> InferIndexed(OpKind op, const Type& base,
     ++dim;
   }
   for (; dim < base.shape.size(); ++dim) shape.push_back(base.shape[dim]);
+  // A load of one element (every dim indexed by a scalar) is a scalar: it
+  // can bound loops, index other refs and decide an `if`, as in PyTorch.
+  if (is_load && shape.empty()) return Type::Scalar(base.dtype);
   return Type::Tensor(base.dtype, std::move(shape));
 }
 

@@ -1,0 +1,127 @@
+#include "indirect_plan.h"
+
+#include <numeric>
+
+namespace tessera::pallas {
+namespace {
+
+bool MentionsAny(const Expr& expr, const std::set<std::string>& names) {
+  bool found = false;
+  WalkExpr(expr, [&](const Expr& e) {
+    if (e.op == OpKind::kVar && names.count(e.name)) found = true;
+  });
+  return found;
+}
+
+bool ReadsMemory(const Expr& expr) {
+  bool found = false;
+  WalkExpr(expr, [&](const Expr& e) {
+    if (e.op == OpKind::kLoad && e.type.is_scalar()) found = true;
+  });
+  return found;
+}
+
+}  // namespace
+
+std::set<std::string> DataDependentNames(const Function& device) {
+  std::set<std::string> names;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    WalkStmts(device.body, [&](const Stmt& stmt) {
+      auto add = [&](const std::string& name) {
+        changed = names.insert(name).second || changed;
+      };
+      if (stmt.kind == StmtKind::kAssign && stmt.value &&
+          (ReadsMemory(*stmt.value) || MentionsAny(*stmt.value, names))) {
+        add(stmt.results[0].name);
+      }
+      // Values carried through loops and ifs whose inputs are data
+      // dependent are data dependent too.
+      for (size_t i = 0; i < stmt.inits.size() && i < stmt.iter_args.size();
+           ++i) {
+        if (MentionsAny(*stmt.inits[i], names)) add(stmt.iter_args[i].name);
+      }
+    });
+  }
+  return names;
+}
+
+bool ReadOnlyAsScalars(const Function& device, const std::string& ref) {
+  bool any = false, only_scalars = true;
+  WalkStmts(device.body, [&](const Stmt& stmt) {
+    if (stmt.target && stmt.target->op == OpKind::kVar &&
+        stmt.target->name == ref) {
+      only_scalars = false;
+    }
+    ForEachRootExpr(stmt, [&](const Expr& root) {
+      WalkExpr(root, [&](const Expr& e) {
+        if (e.op != OpKind::kLoad || e.operands.empty() ||
+            e.operands[0]->op != OpKind::kVar || e.operands[0]->name != ref) {
+          return;
+        }
+        any = true;
+        if (!e.type.is_scalar()) only_scalars = false;
+      });
+    });
+  });
+  return any && only_scalars;
+}
+
+void PlanScalarPrefetch(KernelPlan& plan) {
+  for (RefPlan& ref : plan.refs) {
+    if (ref.accesses.empty() || ref.written()) continue;
+    bool scalar_reads = true;
+    for (const RefAccess& access : ref.accesses) {
+      for (const Index& index : *access.indices) {
+        if (index.kind != IndexKind::kScalar) scalar_reads = false;
+      }
+    }
+    if (!scalar_reads) continue;
+    // SMEM holds 32-bit words: integers are narrowed to int32 on the host.
+    if (!IsInteger(ref.type.dtype) && ref.type.dtype != DType::kF32) continue;
+    ref.scalar_prefetch = true;
+  }
+}
+
+int64_t JaggedAlignment(int64_t block, bool lane_dim, DType dtype) {
+  const int64_t bytes = DTypeBytes(dtype);
+  const int64_t tiling = lane_dim ? 128 : bytes == 1 ? 32 : bytes == 2 ? 16 : 8;
+  return std::gcd(block, tiling);
+}
+
+void PlanJaggedTiles(KernelPlan& plan) {
+  const std::set<std::string> dependent = DataDependentNames(*plan.device);
+  for (auto& [name, tile] : plan.tiles) {
+    if (tile.is_grid || tile.loop == nullptr || !tile.parent.empty()) continue;
+    const LoopDim& dim = *tile.dim;
+    if (!MentionsAny(*dim.begin, dependent) &&
+        !MentionsAny(*dim.end, dependent) && !ReadsMemory(*dim.begin) &&
+        !ReadsMemory(*dim.end)) {
+      continue;
+    }
+    tile.jagged = true;
+    tile.aligned = false;
+    tile.maybe_partial = true;
+    // The strictest alignment any ref indexed by this tile needs.
+    int64_t align = 1;
+    for (const RefPlan& ref : plan.refs) {
+      const size_t rank = ref.type.shape.size();
+      for (const RefAccess& access : ref.accesses) {
+        size_t d = 0;
+        for (const Index& index : *access.indices) {
+          if (index.kind == IndexKind::kNewAxis) continue;
+          if (index.kind == IndexKind::kTile && index.expr->name == name) {
+            const int64_t needed =
+                JaggedAlignment(tile.block, d + 1 == rank, ref.type.dtype);
+            align = std::lcm(align, needed);
+          }
+          ++d;
+        }
+      }
+    }
+    tile.align = std::gcd(align, tile.block);
+  }
+}
+
+}  // namespace tessera::pallas

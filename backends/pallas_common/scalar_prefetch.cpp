@@ -1,0 +1,63 @@
+#include "scalar_prefetch.h"
+
+#include "fmt/format.h"
+
+namespace tessera::pallas {
+
+std::vector<const RefPlan*> ScalarPrefetchRefs(const KernelPlan& plan) {
+  std::vector<const RefPlan*> refs;
+  for (const RefPlan& ref : plan.refs) {
+    if (ref.scalar_prefetch) refs.push_back(&ref);
+  }
+  return refs;
+}
+
+std::string ScalarPrefetchArg(ModuleState& state, const RefPlan& ref,
+                              const std::string& host_array) {
+  if (!IsInteger(ref.type.dtype)) return host_array;
+  return fmt::format("{}({}, \"{}\")", state.Int32(), host_array, ref.name);
+}
+
+void AppendIndirectHelpers(const ModuleState& state, PyLines& helpers) {
+  if (!state.int32_fn.empty()) {
+    helpers.Blank();
+    helpers.Blank();
+    helpers.Line(fmt::format("def {}(array, name):", state.int32_fn));
+    helpers.Line(
+        "    # SMEM holds 32-bit scalars. Concrete int64 indices are checked "
+        "to fit;");
+    helpers.Line(
+        "    # traced ones are int32 already unless jax_enable_x64 is set.");
+    helpers.Line("    if array.dtype == jnp.int32:");
+    helpers.Line("        return array");
+    helpers.Line(
+        "    if not isinstance(array, jax.core.Tracer) and array.size:");
+    helpers.Line(
+        "        low, high = int(jnp.min(array)), int(jnp.max(array))");
+    helpers.Line("        if low < -2**31 or high >= 2**31:");
+    helpers.Line(
+        "            raise ValueError(f\"{name}: values in [{low}, {high}] do "
+        "not fit int32 (SMEM scalars)\")");
+    helpers.Line("    return jnp.asarray(array).astype(jnp.int32)");
+  }
+  if (!state.window_fn.empty()) {
+    helpers.Blank();
+    helpers.Blank();
+    helpers.Line(fmt::format("def {}(value, axis, start, lower, limit, fill):",
+                             state.window_fn));
+    helpers.Line(
+        "    # Keeps the elements of a jagged block whose index along axis "
+        "is in");
+    helpers.Line(
+        "    # [lower, limit); the block starts at an aligned row at or "
+        "below lower.");
+    helpers.Line(
+        "    index = start + jax.lax.broadcasted_iota(jnp.int32, "
+        "value.shape, axis)");
+    helpers.Line(
+        "    return jnp.where((index >= lower) & (index < limit), value, "
+        "jnp.asarray(fill, value.dtype))");
+  }
+}
+
+}  // namespace tessera::pallas

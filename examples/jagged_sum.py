@@ -1,0 +1,32 @@
+"""
+Sums of jagged segments
+=======================
+
+Row b of the output sums the rows x_data[x_offsets[b]:x_offsets[b + 1]].
+The offsets are read in the kernel (scalar prefetch: SMEM) and bound the
+inner loop, whose trip count differs from one segment to the next; empty
+segments sum to zero.
+"""
+
+from __future__ import annotations
+
+import torch
+
+import helion
+import helion.language as hl
+
+
+@helion.kernel()
+def jagged_sum(x_data: torch.Tensor, x_offsets: torch.Tensor) -> torch.Tensor:
+    """x_data: [total, m]; x_offsets: [num_segments + 1], non-decreasing."""
+    num_segments = x_offsets.size(0) - 1
+    m = x_data.size(1)
+    out = torch.zeros([num_segments, m], dtype=x_data.dtype, device=x_data.device)
+    for tile_b in hl.tile(num_segments, block_size=1):
+        start = x_offsets[tile_b.begin]
+        end = x_offsets[tile_b.begin + 1]
+        acc = hl.zeros([1, m], dtype=torch.float32)
+        for tile_k in hl.tile(start, end):
+            acc += x_data[tile_k, :].to(torch.float32).sum(0, keepdim=True)
+        out[tile_b, :] = acc.to(out.dtype)
+    return out
