@@ -80,7 +80,9 @@ def tessera(context, job, work_dir, shapes, tpu, extra):
     names = kernel_parameters(str(source_dir), job.kernel)
     command = [context["tessera"], "compile", f"examples/{job.kernel}.py",
                f"--config={config}", f"--tpu={tpu}", *flags,
-               *spec.kernel_table.arg_flags(names, shapes, spec.DTYPES[job.dtype]), *extra]
+               *spec.kernel_table.arg_flags(names, shapes, spec.DTYPES[job.dtype],
+                                            spec.kernel_table.SPECS.get(job.kernel)),
+               *extra]
     return subprocess.run(command, cwd=source_dir, capture_output=True, text=True)
 
 

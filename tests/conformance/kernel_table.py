@@ -23,7 +23,7 @@ KERNELS = (
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
-DTYPE_SPELLING = {"float32": "f32", "bfloat16": "bf16"}
+DTYPE_SPELLING = {"float32": "f32", "bfloat16": "bf16", "int32": "i32"}
 
 
 @dataclasses.dataclass(frozen=True)
