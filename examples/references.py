@@ -209,6 +209,13 @@ def embedding(indices, table):
     return t[np.asarray(indices, dtype=np.int64)]
 
 
+def conditional_rescale(x, modes):
+    (x,) = _f64(x)
+    positive = np.asarray(modes)[:, None] > 0
+    values = np.where(positive, x * 2.0, x - 1.0)
+    return np.where(values.sum(axis=1, keepdims=True) < 0, -values, values)
+
+
 def jagged_offsets(total, num_segments, rng):
     """Random non-decreasing offsets from 0 to total with some empty
     segments (a third of them, at random) and unaligned starts."""
@@ -230,7 +237,12 @@ def _embedding_integer_args(shapes, rng):
     return {0: rng.integers(0, shapes[1][0], size=shapes[0])}
 
 
+def _mode_integer_args(shapes, rng):
+    return {1: rng.integers(-1, 2, size=shapes[1])}
+
+
 INTEGER_ARGS = {
+    "conditional_rescale": _mode_integer_args,
     "jagged_sum": _jagged_integer_args,
     "jagged_mean": _jagged_integer_args,
     "jagged_softmax": _jagged_integer_args,
