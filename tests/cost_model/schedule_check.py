@@ -29,6 +29,10 @@ CASES = [
     ("matmul", [256, 256, 512], {"x": ("bf16", (1024, 1024)), "y": ("bf16", (1024, 1024))}),
     ("attention", [1, 128, 128], {n: ("bf16", (1, 2, 512, 128)) for n in ("q_in", "k_in", "v_in")}),
     ("attention", [1, 256, 256], {n: ("bf16", (1, 2, 512, 128)) for n in ("q_in", "k_in", "v_in")}),
+    # The blocks the tuner picks: attention's online-softmax steps with 512
+    # rows (scores spill to VMEM; co-issue of MXU and vector work).
+    ("attention", [1, 512, 512], {n: ("bf16", (1, 2, 1024, 128)) for n in ("q_in", "k_in", "v_in")}),
+    ("attention", [1, 512, 1024], {n: ("bf16", (1, 2, 1024, 128)) for n in ("q_in", "k_in", "v_in")}),
     ("layer_norm", [8], {"x": ("f32", (512, 1024)), "weight": ("f32", (1024,)), "bias": ("f32", (1024,))}),
     ("layer_norm", [64], {"x": ("f32", (512, 1024)), "weight": ("f32", (1024,)), "bias": ("f32", (1024,))}),
 ]
