@@ -126,7 +126,11 @@ def main(argv):
             # libtpu's one-process lock (no TPU is opened).
             env = dict(os.environ, TPU_SKIP_MDS_QUERY="1",
                        ALLOW_MULTIPLE_LIBTPU_LOAD="1",
-                       LIBTPU_INIT_ARGS=f"--xla_jf_dump_to={dump}")
+                       # Only the final bundles (a fraction of the whole
+                       # dump's files and time).
+                       LIBTPU_INIT_ARGS=f"--xla_jf_dump_to={dump} "
+                       "--xla_jf_dump_llo_pass_label_regex=final "
+                       "--xla_jf_dump_hlo_text=false")
             env.pop("JAX_PLATFORMS", None)
             shapes = [f"{d}:{','.join(map(str, s))}" for d, s in kernel_args.values()]
             result = subprocess.run([sys.executable, "-c", COMPILE, str(module),
