@@ -243,6 +243,10 @@ def run_cells(job, context, work_dir):
             continue
         cell["module_bytes"] = module.stat().st_size
         cell.update(model_report(context, job, work_dir, job.shapes, tpu))
+        if job.compiled_by_baseline and local_tpu() is None:
+            cell.update(tpu_compile=spec.COMPILED_BY_BASELINE, measured=NO_TPU)
+            cells.append(cell)
+            continue
         specs = argument_specs(job, job.shapes)
         try:
             function = load_kernel(module, job.kernel)

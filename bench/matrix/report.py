@@ -57,6 +57,16 @@ def merge(records):
         elif "correct" in cell:
             cell["correct_shape"] = cell["shape"]
         schedule = schedules.get(cell_key(cell))
+        if cell.get("tpu_compile") == spec.COMPILED_BY_BASELINE:
+            # The baseline job compiled this cell's module (spec.Job.
+            # compiled_by_baseline); no schedule record: it never ran.
+            found = schedule is not None and "tpu_compile" in schedule
+            for field in ("tpu_compile", "tpu_compile_detail", "code_bytes", "tpu_compile_s"):
+                if found and field in schedule:
+                    cell[field] = schedule[field]
+            if not found:
+                cell.update(tpu_compile="FAIL",
+                            tpu_compile_detail="the baseline job that compiles it failed")
         if schedule is not None:
             for field in ("bundles_per_step", "compiler_vmem_bytes", "static_s",
                           "schedule_error"):

@@ -45,6 +45,9 @@ INTERPRETED_SHAPES = ("small", "ragged")
 CONFORMANCE_SHAPE = {"small": "even", "ragged": "ragged"}
 # The hand-written JAX kernels baselines.py knows.
 BASELINE_NAMES = ("matmul", "flash_attention")
+# A cell's tpu_compile until report.merge takes the verdict from the baseline
+# job that compiled the same module (Job.compiled_by_baseline).
+COMPILED_BY_BASELINE = "in the baseline job"
 
 SHAPE_DTYPE_KEYS = {f"{label}_dtypes" for label in ("small", "ragged", "realistic")}
 MATRIX_KEYS = {"launchers", "tpus", "dtypes", "shapes", "compile_repeats", *SHAPE_DTYPE_KEYS,
@@ -76,6 +79,10 @@ class Job:
     variant: Variant
     tpus: tuple
     baseline: str = None       # "baseline" jobs: the JAX kernel's name
+    # "cells" jobs: a baseline job compiles these very modules with the real
+    # compiler (for its static schedule), so without a local TPU to time
+    # them this job leaves the deviceless compile to it (report.merge).
+    compiled_by_baseline: bool = False
 
     @property
     def key(self):
@@ -224,9 +231,12 @@ def expand(matrix, kernels=None):
         for shape in (s for s in matrix.shapes if s in shapes):
             for dtype, variant in itertools.product(matrix.kernel_dtypes(kernel, shape),
                                                     matrix.variants(kernel, shape)):
+                has_baseline = bool(table.get("baseline")) and shape in table.get(
+                    "baseline_at", ["realistic"])
                 for launcher in launchers:
                     jobs.append(Job("cells", kernel, shape, shapes[shape], dtype,
-                                    launcher, variant, matrix.tpus))
+                                    launcher, variant, matrix.tpus,
+                                    compiled_by_baseline=has_baseline))
                     small = small_shape_for(shape)
                     if small in shapes:
                         check = Job("correctness", kernel, small, shapes[small], dtype,

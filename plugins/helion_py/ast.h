@@ -129,6 +129,11 @@ struct LambdaParams {
 struct KernelDef {
   std::string name;
   SourceLoc loc;  // of the `def` keyword
+  // `@helion.kernel(config=helion.Config(block_sizes=[...]))`: the
+  // kernel's own block sizes (Helion order), used when the pipeline config
+  // gives none for it.
+  std::vector<int64_t> config_block_sizes;
+  SourceLoc config_loc;  // of `block_sizes`
   std::vector<Param> params;
   std::vector<PyStmt> body;
 };

@@ -71,7 +71,7 @@ bool KernelLowering::BuildIndices(const Type& base, std::vector<Val> items,
                "and integers; index the kernel argument instead");
           return false;
         }
-        NoteTileUse(item.tile.ordinal, dim + 2 >= rank);
+        NoteTileUse(item.tile.ordinal, dim + 2 >= rank, dim + 1 == rank);
         out.push_back(Index(
             IndexKind::kTile,
             MakeVar(item.tile.name, Type::Tile(Dim::Static(item.tile.block)))));

@@ -31,6 +31,8 @@ namespace tessera::helion_py {
 inline constexpr int64_t kMinorBlock = 128;
 // Default block size of a tile dim used only on leading (batch-like) dims.
 inline constexpr int64_t kMajorBlock = 1;
+// The sublane granule of the TPU's (8, 128) tiling (32-bit types).
+inline constexpr int64_t kSublaneBlock = 8;
 
 enum class ValKind : uint8_t {
   kPoison,  // an error was already reported; suppresses follow-up errors
@@ -197,6 +199,7 @@ class KernelLowering {
   // hl.register_block_size: the next config entry or the default (128),
   // clamped to a static extent.
   int64_t RegisterBlockSize(std::optional<Dim> extent);
+  int64_t TpuGranularBlock(int ordinal, int64_t block, SourceLoc loc);
   bool in_device() const { return tile_depth_ > 0; }
   bool quiet() const { return quiet_; }
   const std::string& path() const { return path_; }
@@ -296,7 +299,8 @@ class KernelLowering {
   bool returned_ = false;
   size_t next_block_slot_ = 0;
   int next_tile_ordinal_ = 0;
-  std::vector<int> tile_usage_;  // bit 0: indexes a minor dim, bit 1: major
+  // bit 0: indexes a minor dim, bit 1: a major one, bit 2: the lane dim
+  std::vector<int> tile_usage_;
 
   // Across passes.
   std::map<std::string, Dim> aliases_;  // symbol -> what it equals
@@ -307,13 +311,18 @@ class KernelLowering {
   std::map<std::string, std::string> shape_checks_;
   std::map<std::string, int> symbol_order_;  // signature symbols, in order
   std::vector<int64_t> default_blocks_;      // by tile ordinal
+  std::vector<int> probed_usage_;            // tile_usage_ of the last probe
+  // Block sizes from the decorator's helion.Config (not the pipeline).
+  bool decorator_blocks_ = false;
+  std::vector<std::string> block_warnings_;  // of the last lowering
+  std::optional<Function> WarnAboutBlocks(std::optional<Function> function);
   std::vector<std::optional<Dim>> tile_extents_;
 
  public:
   // Records how a tile dim is used to index a ref (for default blocks).
-  void NoteTileUse(int ordinal, bool minor) {
+  void NoteTileUse(int ordinal, bool minor, bool lane) {
     if (ordinal >= 0 && ordinal < static_cast<int>(tile_usage_.size())) {
-      tile_usage_[ordinal] |= minor ? 1 : 2;
+      tile_usage_[ordinal] |= (minor ? 1 : 2) | (lane ? 4 : 0);
     }
   }
   std::unordered_map<std::string, Val>& env() { return env_; }

@@ -189,6 +189,12 @@ KernelLowering::KernelLowering(const KernelDef& kernel, const ParsedFile& file,
       spec_.block_sizes = it->second.block_sizes;
     }
   }
+  // The kernel's own helion.Config applies when the pipeline (a tuned
+  // entry, [kernels.NAME] or "*") gives no block sizes.
+  if (spec_.block_sizes.empty() && !kernel.config_block_sizes.empty()) {
+    spec_.block_sizes = kernel.config_block_sizes;
+    decorator_blocks_ = true;
+  }
 }
 
 Val KernelLowering::Fail(SourceLoc loc, std::string message) {
@@ -247,17 +253,28 @@ std::optional<Function> KernelLowering::Run() {
       defaults_changed |= used != defaults[o];
     }
     default_blocks_ = std::move(defaults);
+    defaults_changed |= probed_usage_ != tile_usage_;
+    probed_usage_ = tile_usage_;
     if (aliases_ == aliases_before && !defaults_changed) {
       // The probe used exactly what a final pass would use: when it met no
       // error its result is the answer.
-      if (suppressed_errors_ == 0) return std::move(function_);
+      if (suppressed_errors_ == 0) return WarnAboutBlocks(std::move(function_));
       break;
     }
   }
   size_t errors = diagnostics_.error_count();
   LowerOnce();
   if (diagnostics_.error_count() != errors) return std::nullopt;
-  return std::move(function_);
+  return WarnAboutBlocks(std::move(function_));
+}
+
+std::optional<Function> KernelLowering::WarnAboutBlocks(
+    std::optional<Function> function) {
+  for (std::string& warning : block_warnings_) {
+    diagnostics_.Warning(path_, kernel_.config_loc, std::move(warning));
+  }
+  block_warnings_.clear();
+  return function;
 }
 
 bool KernelLowering::LowerOnce() {
@@ -279,6 +296,7 @@ bool KernelLowering::LowerOnce() {
   tile_usage_.clear();
   tile_extents_.clear();
   suppressed_errors_ = 0;
+  block_warnings_.clear();
   if (!body_names_) {
     CollectNames(kernel_.body);
     for (const Param& param : kernel_.params) python_names_.erase(param.name);

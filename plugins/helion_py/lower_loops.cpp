@@ -83,6 +83,8 @@ TileVal KernelLowering::AllocateTileDim(const Val* explicit_block,
                               "must be positive",
                               block));
       block = kMinorBlock;
+    } else if (decorator_blocks_) {
+      block = TpuGranularBlock(tile.ordinal, block, loc);
     }
   } else {
     ++next_block_slot_;
@@ -95,6 +97,31 @@ TileVal KernelLowering::AllocateTileDim(const Val* explicit_block,
   }
   tile.block = block;
   return tile;
+}
+
+// helion.Config block sizes are tuned for GPUs (long_sum.py's row block of
+// 1): a tile that indexes a tensor's lane dim gets a multiple of 128 lanes,
+// one that indexes its sublane dim a multiple of 8 sublanes (the TPU's
+// (8, 128) tiling; packed dtypes need more and are checked by the backend),
+// with a warning at the kernel's `block_sizes`.
+int64_t KernelLowering::TpuGranularBlock(int ordinal, int64_t block,
+                                         SourceLoc loc) {
+  const int usage = ordinal < static_cast<int>(probed_usage_.size())
+                        ? probed_usage_[ordinal]
+                        : 0;
+  const int64_t granule = (usage & 4) != 0   ? kMinorBlock
+                          : (usage & 1) != 0 ? kSublaneBlock
+                                             : 1;
+  const int64_t rounded = (block + granule - 1) / granule * granule;
+  if (rounded != block) {
+    block_warnings_.push_back(
+        fmt::format("helion.Config block size {} of the hl.tile at line {} "
+                    "rounds up to {}: the tile indexes a {} dim, which the "
+                    "TPU tiles by {}",
+                    block, loc.line, rounded,
+                    granule == kMinorBlock ? "lane" : "sublane", granule));
+  }
+  return rounded;
 }
 
 int64_t KernelLowering::RegisterBlockSize(std::optional<Dim> extent) {

@@ -38,6 +38,7 @@ ParsedFile Parser::Run() {
                   {"math", "math"},
                   {"F", "torch.nn.functional"}};
   bool kernel_decorator = false;
+  KernelDef decorated;
   while (!AtEnd()) {
     const Token& token = Peek();
     if (token.kind == TokenKind::kNewline || token.kind == TokenKind::kDedent ||
@@ -51,17 +52,22 @@ ParsedFile Parser::Run() {
       continue;
     }
     if (token.IsOp("@")) {
-      kernel_decorator |= IsKernelDecorator(file.imports);
+      if (IsKernelDecorator(file.imports)) {
+        kernel_decorator = true;
+        ReadDecoratorConfig(file.imports, decorated);
+      }
       SkipStatement();
       continue;
     }
     if (token.IsName("def") && kernel_decorator) {
       kernel_decorator = false;
-      KernelDef kernel;
+      KernelDef kernel = std::move(decorated);
+      decorated = KernelDef{};
       if (ParseKernel(kernel)) file.kernels.push_back(std::move(kernel));
       continue;
     }
     kernel_decorator = false;
+    decorated = KernelDef{};
     if (token.IsName("import") || token.IsName("from")) {
       ReadImport(file.imports);
     } else if (token.kind == TokenKind::kName && Peek(1).IsOp("=")) {
@@ -114,6 +120,59 @@ bool Parser::IsKernelDecorator(const ImportMap& imports) const {
   std::string canonical = it->second + dotted.substr(head.size());
   if (canonical != "helion.kernel") return false;
   return tokens_[p].kind == TokenKind::kNewline || tokens_[p].IsOp("(");
+}
+
+void Parser::ReadDecoratorConfig(const ImportMap& imports,
+                                 KernelDef& kernel) const {
+  // Tokens of the decorator line: newlines inside its parentheses are not
+  // tokens, so the line ends at the first NEWLINE.
+  size_t end = pos_;
+  while (end < tokens_.size() && tokens_[end].kind != TokenKind::kNewline &&
+         tokens_[end].kind != TokenKind::kEnd) {
+    ++end;
+  }
+  auto canonical = [&](size_t& p) {
+    std::string dotted = ReadDotted(p);
+    std::string head = dotted.substr(0, dotted.find('.'));
+    auto it = imports.find(head);
+    return it == imports.end() ? dotted
+                               : it->second + dotted.substr(head.size());
+  };
+  for (size_t p = pos_; p + 3 < end; ++p) {
+    if (!tokens_[p].IsName("config") || !tokens_[p + 1].IsOp("=")) continue;
+    size_t q = p + 2;
+    if (canonical(q) != "helion.Config" || q >= end || !tokens_[q].IsOp("(")) {
+      return;
+    }
+    int depth = 0;
+    for (; q < end; ++q) {
+      if (tokens_[q].IsOp("(") || tokens_[q].IsOp("[")) ++depth;
+      if (tokens_[q].IsOp(")") || tokens_[q].IsOp("]")) --depth;
+      if (depth == 1 && tokens_[q].IsName("block_sizes") && q + 2 < end &&
+          tokens_[q + 1].IsOp("=") && tokens_[q + 2].IsOp("[")) {
+        break;
+      }
+      if (depth == 0) return;
+    }
+    if (q >= end) return;
+    std::vector<int64_t> blocks;
+    for (size_t r = q + 3; r < end; ++r) {
+      const Token& item = tokens_[r];
+      if (item.IsOp("]")) {
+        kernel.config_block_sizes = std::move(blocks);
+        kernel.config_loc = LocOf(tokens_[q]);
+        return;
+      }
+      if (item.IsOp(",")) continue;
+      if (item.kind != TokenKind::kNumber) return;  // not a literal list
+      char* tail = nullptr;
+      const std::string text(item.text);
+      const long long value = std::strtoll(text.c_str(), &tail, 10);
+      if (tail == nullptr || *tail != '\0') return;
+      blocks.push_back(value);
+    }
+    return;
+  }
 }
 
 std::string Parser::ReadDotted(size_t& p) const {

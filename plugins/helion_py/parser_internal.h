@@ -118,6 +118,11 @@ class Parser {
 
   std::string ReadDotted(size_t& p) const;
 
+  // The literal `block_sizes=[ints]` of a `config=helion.Config(...)`
+  // argument of the kernel decorator at the current '@' (none if the
+  // config is a variable or the list is not all integers).
+  void ReadDecoratorConfig(const ImportMap& imports, KernelDef& kernel) const;
+
   void ReadImport(ImportMap& imports) const;
 
   // `NAME = literal` on one line; anything else is left alone.

@@ -89,6 +89,21 @@ class ReportTest(unittest.TestCase):
         self.assertEqual((merged["correct"], merged["correct_shape"]), ("FAIL", "small"))
         self.assertEqual(merged["bundles_per_step"], 316)
 
+    def test_merge_takes_the_verdict_from_the_baseline_job(self):
+        waiting = cell(tpu_compile=spec.COMPILED_BY_BASELINE)
+        compiled = dict(cell(), kind="schedule", tpu_compile="pass", code_bytes=4096,
+                        tpu_compile_detail="ok", bundles_per_step=316)
+        (merged,) = report.merge([waiting, compiled])
+        self.assertEqual((merged["tpu_compile"], merged["code_bytes"]), ("pass", 4096))
+        (orphan,) = report.merge([cell(tpu_compile=spec.COMPILED_BY_BASELINE)])
+        self.assertEqual(orphan["tpu_compile"], "FAIL")
+
+    def test_cells_with_a_baseline_leave_the_compile_to_it(self):
+        matrix = spec.load_matrix(SOURCE_DIR / "bench" / "matrix.toml")
+        jobs = spec.expand(matrix, ["matmul", "add"])
+        flagged = {(j.kernel, j.shape) for j in jobs if j.kind == "cells" and j.compiled_by_baseline}
+        self.assertEqual(flagged, {("matmul", "small"), ("matmul", "realistic")})
+
     def test_best_launcher_skips_what_the_compiler_rejects(self):
         cells = [cell(launcher="unroll", modeled_s=3e-6),
                  cell(launcher="fori_loop", modeled_s=1e-6, tpu_compile="FAIL"),

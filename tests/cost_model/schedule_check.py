@@ -29,6 +29,10 @@ CASES = [
     ("matmul", [256, 256, 512], {"x": ("bf16", (1024, 1024)), "y": ("bf16", (1024, 1024))}),
     ("attention", [1, 128, 128], {n: ("bf16", (1, 2, 512, 128)) for n in ("q_in", "k_in", "v_in")}),
     ("attention", [1, 256, 256], {n: ("bf16", (1, 2, 512, 128)) for n in ("q_in", "k_in", "v_in")}),
+    # The blocks the tuner picks: attention's online-softmax steps with 512
+    # rows (scores spill to VMEM; co-issue of MXU and vector work).
+    ("attention", [1, 512, 512], {n: ("bf16", (1, 2, 1024, 128)) for n in ("q_in", "k_in", "v_in")}),
+    ("attention", [1, 512, 1024], {n: ("bf16", (1, 2, 1024, 128)) for n in ("q_in", "k_in", "v_in")}),
     ("layer_norm", [8], {"x": ("f32", (512, 1024)), "weight": ("f32", (1024,)), "bias": ("f32", (1024,))}),
     ("layer_norm", [64], {"x": ("f32", (512, 1024)), "weight": ("f32", (1024,)), "bias": ("f32", (1024,))}),
 ]
@@ -122,7 +126,11 @@ def main(argv):
             # libtpu's one-process lock (no TPU is opened).
             env = dict(os.environ, TPU_SKIP_MDS_QUERY="1",
                        ALLOW_MULTIPLE_LIBTPU_LOAD="1",
-                       LIBTPU_INIT_ARGS=f"--xla_jf_dump_to={dump}")
+                       # Only the final bundles (a fraction of the whole
+                       # dump's files and time).
+                       LIBTPU_INIT_ARGS=f"--xla_jf_dump_to={dump} "
+                       "--xla_jf_dump_llo_pass_label_regex=final "
+                       "--xla_jf_dump_hlo_text=false")
             env.pop("JAX_PLATFORMS", None)
             shapes = [f"{d}:{','.join(map(str, s))}" for d, s in kernel_args.values()]
             result = subprocess.run([sys.executable, "-c", COMPILE, str(module),

@@ -268,10 +268,11 @@ absl::Status RunTune(const CliOptions& options, Session& session) {
     const double search_s =
         std::chrono::duration<double>(Clock::now() - start).count();
     if (ranked.empty()) {
-      diagnostics.Error(options.input, {},
-                        fmt::format("kernel '{}': every candidate was "
-                                    "rejected ({} enumerated)",
-                                    kernel, stats.enumerated));
+      diagnostics.Error(
+          options.input, {},
+          fmt::format("kernel '{}': every candidate was "
+                      "rejected ({} enumerated); the first: {}",
+                      kernel, stats.enumerated, stats.first_rejection));
       return absl::InvalidArgumentError("no candidate");
     }
     std::cout << fmt::format("kernel {} on {}: block slots", kernel, tpu);

@@ -287,6 +287,7 @@ std::vector<Candidate> KernelSearch::Rank(
         ++stats.nested;
       } else {
         ++stats.rejected;
+        if (stats.first_rejection.empty()) stats.first_rejection = why;
       }
       size_t s = 0;
       for (; s < slots.size(); ++s) {

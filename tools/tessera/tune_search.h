@@ -45,10 +45,11 @@ struct Candidate {
 };
 
 struct SearchStats {
-  int64_t enumerated = 0;  // block combinations x launchers
-  int64_t duplicates = 0;  // same effective blocks as an earlier one
-  int64_t nested = 0;      // inner block not dividing its enclosing tile
-  int64_t rejected = 0;    // the backend's legality checks (or errors)
+  int64_t enumerated = 0;       // block combinations x launchers
+  int64_t duplicates = 0;       // same effective blocks as an earlier one
+  int64_t nested = 0;           // inner block not dividing its enclosing tile
+  int64_t rejected = 0;         // the backend's legality checks (or errors)
+  std::string first_rejection;  // why the first rejected one was
 };
 
 class KernelSearch {

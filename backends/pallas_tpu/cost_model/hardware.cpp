@@ -6,10 +6,10 @@ const std::vector<TpuHardware>& AllTpuHardware() {
   static const std::vector<TpuHardware> table = {
 #define TPU_GENERATION(name, clock, bf16, f32, int8, hbm, vmem, scoped, mxu,  \
                        mxus, lanes, sublanes, valu, eup, vld, vst, xlu, step, \
-                       latency)                                               \
-  TpuHardware{                                                                \
-      name,  clock,    bf16, f32, int8, hbm, vmem, scoped, mxu,    mxus,      \
-      lanes, sublanes, valu, eup, vld,  vst, xlu,  step,   latency},
+                       latency, exposed, trip, fill)                          \
+  TpuHardware{name, clock, bf16,    f32,      int8, hbm, vmem, scoped,        \
+              mxu,  mxus,  lanes,   sublanes, valu, eup, vld,  vst,           \
+              xlu,  step,  latency, exposed,  trip, fill},
 #include "tpu_hardware.def"
 #undef TPU_GENERATION
   };

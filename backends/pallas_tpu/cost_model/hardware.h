@@ -29,6 +29,12 @@ struct TpuHardware {
   int64_t xlu_slots = 0;  // cross-lane unit: lane reductions, transposes
   int64_t step_overhead_cycles = 0;
   double dma_latency_s = 0;
+  // Steps with dot -> reduce -> dot trips (online softmax): the share of
+  // the shorter of a trip's MXU and vector work not co-issued, the least
+  // a trip costs, and the chain's fill and drain per step.
+  double chain_exposed_share = 0;
+  int64_t chain_trip_min_cycles = 0;
+  int64_t chain_fill_cycles = 0;
 };
 
 // nullptr for an unknown name.

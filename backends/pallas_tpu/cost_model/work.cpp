@@ -2,11 +2,34 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
+#include <string>
 
 namespace tessera::pallas {
 namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// XLU slot uses of one cross-lane reduce of a vreg: the static schedule's
+// per-bundle utilization shows 4 per vmax.xlane / vadd.xlane (attention
+// steps on v5e, v6e and tpu7x: 512 XLU uses for 128 reduces).
+constexpr double kXluSlotsPerLaneReduce = 4;
+
+// Vector registers the compiler keeps values in before it spills: the
+// dump's attention steps spill the 64-vreg scores of 256-row blocks.
+constexpr double kVregFile = 64;
+
+// One trip of work whose dots feed lane reductions that feed dots again
+// (online softmax: qk -> max / sum -> exp -> p @ v) has a dependency
+// chain through the MXU, the XLU and the EUP that co-issue cannot hide.
+void MarkChainedTrip(StepWork& trip, const TpuHardware& hw) {
+  if (trip.mxu_cycles > 0 && trip.lane_reduces > 0 && trip.chained_trips == 0) {
+    trip.chained_trips = 1;
+    trip.chain_mxu_cycles = trip.mxu_cycles;
+    trip.chain_vector_cycles = trip.VectorCycles(hw);
+  }
+}
 
 struct Layout {
   int64_t leading = 1;  // product of the dims before the last two
@@ -98,13 +121,46 @@ class Counter {
  public:
   Counter(const CostPlan& plan, const TpuHardware& hw) : plan_(plan), hw_(hw) {}
 
+  // Mosaic keeps the result of a reduction over lanes with its rows on
+  // sublanes, one row per sublane and the value replicated across lanes,
+  // and values computed from such row statistics keep that layout: an op
+  // on attention's m_i / l_i / alpha of shape [1, 512] is 64 vregs (the
+  // dump: 704 vmul = 512 for qk * scale + 3 x 64 for the row statistics),
+  // not the 4 its type's (8, 128) tiling would give.
+  // Also counts the uses of every named value (for spills, below).
+  void Survey(const Block& block) {
+    WalkStmts(block, [&](const Stmt& stmt) {
+      ForEachRootExpr(stmt, [&](const Expr& root) {
+        WalkExpr(root, [&](const Expr& expr) {
+          if (expr.op == OpKind::kVar) ++uses_[expr.name];
+          if (OpInfoOf(expr.op).category == OpCategory::kContraction) {
+            for (const ExprPtr& operand : expr.operands) {
+              if (operand->op == OpKind::kVar)
+                dot_operands_.insert(operand->name);
+            }
+          }
+          if (OpInfoOf(expr.op).category != OpCategory::kReduction ||
+              expr.operands.empty() || !ReducesLanes(expr)) {
+            return;
+          }
+          const Shape& shape = expr.type.shape;
+          if (!shape.empty() &&
+              std::find(row_statistics_.begin(), row_statistics_.end(),
+                        shape) == row_statistics_.end()) {
+            row_statistics_.push_back(shape);
+          }
+        });
+      });
+    });
+  }
+
   void CountBlock(const Block& block, const Count& times, StepWork& work) {
     for (const Stmt& stmt : block.stmts) {
       if (stmt.kind == StmtKind::kTileLoop && plan_.StageOf(&stmt) >= 0) {
         continue;
       }
-      Count inner = times;
-      if (stmt.kind == StmtKind::kTileLoop) inner *= plan_.PlainTrips(&stmt);
+      Count trips = 1;
+      if (stmt.kind == StmtKind::kTileLoop) trips = plan_.PlainTrips(&stmt);
       StepWork own;
       ForEachRootExpr(stmt, [&](const Expr& root) {
         if (stmt.kind == StmtKind::kTileLoop ||
@@ -122,15 +178,42 @@ class Counter {
           own.flops += Elements(stmt.value->type, plan_);
         }
       }
+      if (stmt.kind == StmtKind::kAssign && stmt.value &&
+          !stmt.results.empty()) {
+        CountSpill(stmt.results[0], own);
+      }
+      StepWork body;
+      for (const Block& region : stmt.regions) CountBlock(region, 1, body);
+      if (stmt.kind == StmtKind::kTileLoop) MarkChainedTrip(body, hw_);
+      own.Add(body, trips);
       work.Add(own, times);
-      for (const Block& region : stmt.regions) CountBlock(region, inner, work);
+    }
+  }
+
+  // A value of more vregs than the register file that has several uses
+  // or feeds a dot is stored to VMEM once and loaded back: the dump's
+  // attention steps spill qk, p and the bf16 p (VSTORE:SPILL 1143 of 1175
+  // stores for 512 x 1024 scores, 1280 by this count); values of one use
+  // are fused into their consumer vreg by vreg.
+  void CountSpill(const Value& value, StepWork& work) const {
+    if (value.type.shape.empty()) return;
+    const double vregs = Vregs(value.type, hw_, true);
+    if (vregs <= kVregFile) return;
+    auto it = uses_.find(value.name);
+    const int uses = it == uses_.end() ? 0 : it->second;
+    if (uses >= 2 || dot_operands_.count(value.name) != 0) {
+      work.vst += vregs;
+      work.vld += vregs;
     }
   }
 
  private:
   void CountExpr(const Expr& expr, StepWork& work) {
     if (expr.op == OpKind::kTranspose && !expr.operands.empty()) {
-      // Minor-dim transposes go through the XLU, about two ops a vreg.
+      // A dot operand is transposed by the MXU as it loads the weights
+      // (the dump's vmatpush3.bf16.xpose); no XLU work.
+      if (mxu_transposes_.count(&expr) != 0) return;
+      // Other minor-dim transposes go through the XLU, about two ops a vreg.
       work.xlu_ops += 2 * Vregs(expr.operands[0]->type, hw_, false);
       return;
     }
@@ -148,13 +231,15 @@ class Counter {
       case OpCategory::kSelect: {
         if (expr.type.shape.empty()) return;
         OpCost cost = ElementwiseCost(expr);
-        double vregs = Vregs(expr.type, hw_, false);
-        // An operand of another shape is broadcast first (lane / sublane
-        // broadcasts, one op per result vreg).
+        double vregs = ValueVregs(expr.type, false);
+        // An operand of another shape is broadcast first, one op per vreg
+        // of the operand: the compiler reuses a broadcast vreg for every
+        // result vreg it feeds (the dump's attention step has no op per
+        // result vreg for `qk - m_ij[:, :, None]`, 512 vsub for 512 vregs).
         for (const ExprPtr& operand : expr.operands) {
           if (!operand->type.shape.empty() &&
               operand->type.shape != expr.type.shape) {
-            work.valu_ops += vregs;
+            work.valu_ops += ValueVregs(operand->type, false);
           }
         }
         work.valu_ops += cost.valu * vregs;
@@ -168,29 +253,34 @@ class Counter {
         if (expr.operands.empty()) return;
         const Type& input = expr.operands[0]->type;
         const double vregs = Vregs(input, hw_, false);
-        work.valu_ops += vregs;  // accumulate the vregs of a row group
         work.flops += Elements(input, plan_);
-        const int64_t* dim = GetAttr<int64_t>(expr.attrs, "dim");
-        const int64_t rank = static_cast<int64_t>(input.shape.size());
-        const bool over_lanes =
-            dim != nullptr && rank > 0 && (*dim == rank - 1 || *dim == -1);
-        if (over_lanes) {
-          // Then a rotate-and-combine tree across the 128 lanes (log2
-          // steps) per group of `sublanes` rows: the static schedule's XLU
-          // count for attention's amax and sum.
-          const Layout layout = LayoutOf(input);
-          const double groups = static_cast<double>(
-              layout.leading * CeilDiv(layout.rows, hw_.sublanes));
-          const double steps = std::log2(static_cast<double>(hw_.lanes));
-          work.xlu_ops += steps * groups;
-          work.valu_ops += steps * groups;
+        if (!ReducesLanes(expr)) {
+          work.valu_ops += vregs;  // combine vregs elementwise
+          return;
         }
+        // The lane vregs of each group of `sublanes` rows are combined on
+        // the VALU (one op per vreg after the first), then one cross-lane
+        // reduce per group runs on the XLU and is popped back (the dump's
+        // vmax.xlane / vadd.xlane and vpop.xlane: one per 8-row group).
+        const Layout layout = LayoutOf(input);
+        const double groups = static_cast<double>(
+            layout.leading * CeilDiv(layout.rows, hw_.sublanes));
+        work.valu_ops += std::max(0.0, vregs - groups);
+        work.xlu_ops += kXluSlotsPerLaneReduce * groups;
+        work.lane_reduces += groups;
         return;
       }
       case OpCategory::kConstruct:
-        if (expr.op == OpKind::kCast || expr.op == OpKind::kBroadcastTo ||
-            expr.op == OpKind::kRepeatLanes) {
-          work.valu_ops += Vregs(expr.type, hw_, false);
+        if (expr.op == OpKind::kCast && !expr.operands.empty() &&
+            DTypeBytes(expr.type.dtype) <
+                DTypeBytes(expr.operands[0]->type.dtype)) {
+          // A narrowing cast packs: one op per packed result vreg (the
+          // dump's vpack.c.bf16, 256 for 512 f32 vregs of p).
+          work.valu_ops += ValueVregs(expr.type, true);
+        } else if (expr.op == OpKind::kCast ||
+                   expr.op == OpKind::kBroadcastTo ||
+                   expr.op == OpKind::kRepeatLanes) {
+          work.valu_ops += ValueVregs(expr.type, false);
         }
         return;
       default:
@@ -203,6 +293,10 @@ class Counter {
     const Shape& lhs = expr.operands[0]->type.shape;
     const Type& result = expr.type;
     if (lhs.empty() || result.shape.size() < 2) return;
+    for (const ExprPtr& operand : expr.operands) {
+      if (operand->op == OpKind::kTranspose)
+        mxu_transposes_.insert(operand.get());
+    }
     Layout out = LayoutOf(result);
     const Dim& k_dim = lhs[lhs.size() - 1];
     const int64_t k = k_dim.is_static() ? k_dim.size : 1;
@@ -234,8 +328,31 @@ class Counter {
     }
   }
 
+  static bool ReducesLanes(const Expr& reduction) {
+    const int64_t* dim = GetAttr<int64_t>(reduction.attrs, "dim");
+    const int64_t rank =
+        static_cast<int64_t>(reduction.operands[0]->type.shape.size());
+    return dim != nullptr && rank > 0 && (*dim == rank - 1 || *dim == -1);
+  }
+
+  // Vregs of an elementwise value, in its row-statistic layout if it has
+  // the shape of a lane reduction's result.
+  double ValueVregs(const Type& type, bool packed) const {
+    if (std::find(row_statistics_.begin(), row_statistics_.end(), type.shape) ==
+        row_statistics_.end()) {
+      return Vregs(type, hw_, packed);
+    }
+    const Layout layout = LayoutOf(type);
+    return static_cast<double>(layout.leading * layout.rows *
+                               CeilDiv(layout.cols, hw_.sublanes));
+  }
+
   const CostPlan& plan_;
   const TpuHardware& hw_;
+  std::map<std::string, int> uses_;
+  std::set<std::string> dot_operands_;
+  std::set<const Expr*> mxu_transposes_;
+  std::vector<Shape> row_statistics_;
 };
 
 }  // namespace
@@ -246,6 +363,10 @@ void StepWork::Add(const StepWork& other, const Count& times) {
   valu_ops += other.valu_ops * scale;
   eup_ops += other.eup_ops * scale;
   xlu_ops += other.xlu_ops * scale;
+  lane_reduces += other.lane_reduces * scale;
+  chained_trips += other.chained_trips * scale;
+  chain_mxu_cycles += other.chain_mxu_cycles * scale;
+  chain_vector_cycles += other.chain_vector_cycles * scale;
   vld += other.vld * scale;
   vst += other.vst * scale;
   flops += other.flops * times;
@@ -262,10 +383,24 @@ double StepWork::VectorCycles(const TpuHardware& hw) const {
 }
 
 double StepWork::ComputeCycles(const TpuHardware& hw) const {
-  // The MXU is fed and drained by vector loads, pushes and pops that share
-  // bundles with the rest: the static schedule shows them adding up rather
-  // than overlapping for blocks of a few hundred rows.
-  return mxu_cycles + VectorCycles(hw);
+  // Outside chained trips the vector work feeds and drains the MXU (loads,
+  // pushes, pops, accumulator adds): the static schedule shows them adding
+  // up (matmul and layer_norm steps, docs/cost_model.md).
+  const double rest = (mxu_cycles - chain_mxu_cycles) +
+                      std::max(0.0, VectorCycles(hw) - chain_vector_cycles);
+  if (chained_trips <= 0) return rest;
+  // Chained trips (online softmax) are software-pipelined: a trip's vector
+  // work co-issues with the next trip's dots, so a trip costs the longer of
+  // its MXU and vector work plus an exposed share of the shorter, and at
+  // least the chain's latency; the step pays once for filling and draining
+  // the chain ("Co-issue" in docs/cost_model.md).
+  const double mxu = chain_mxu_cycles / chained_trips;
+  const double vector = chain_vector_cycles / chained_trips;
+  const double trip = std::max(
+      static_cast<double>(hw.chain_trip_min_cycles),
+      std::max(mxu, vector) + hw.chain_exposed_share * std::min(mxu, vector));
+  return rest + static_cast<double>(hw.chain_fill_cycles) +
+         chained_trips * trip;
 }
 
 const char* StepWork::BusiestUnit(const TpuHardware& hw) const {
@@ -286,7 +421,9 @@ StepWork CountStepWork(const CostPlan& plan, int stage, const TpuHardware& hw) {
   StepWork work;
   Counter counter(plan, hw);
   const StageView& view = plan.stages[stage];
+  counter.Survey(*view.body);
   counter.CountBlock(*view.body, 1, work);
+  MarkChainedTrip(work, hw);
   if (view.loop != nullptr) {
     // Loop-carried values live in VMEM scratch between pipelined steps.
     for (const Value& carried : view.loop->iter_args) {

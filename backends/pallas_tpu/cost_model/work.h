@@ -12,12 +12,16 @@ namespace tessera::pallas {
 
 struct StepWork {
   double mxu_cycles = 0;
-  double valu_ops = 0;  // vreg operations, all VALU slots together
-  double eup_ops = 0;   // vreg pushes
-  double xlu_ops = 0;   // cross-lane ops (lane reductions, transposes)
-  double vld = 0;       // vregs loaded from VMEM
-  double vst = 0;       // vregs stored to VMEM
-  Count flops;          // useful: 2*m*n*k per dot, 1 per element op
+  double valu_ops = 0;          // vreg operations, all VALU slots together
+  double eup_ops = 0;           // vreg pushes
+  double xlu_ops = 0;           // cross-lane ops (lane reductions, transposes)
+  double lane_reduces = 0;      // cross-lane reduces (one per 8-row group)
+  double chained_trips = 0;     // trips with a dot -> reduce -> dot chain
+  double chain_mxu_cycles = 0;  // the part of mxu_cycles in those trips
+  double chain_vector_cycles = 0;  // their VectorCycles
+  double vld = 0;                  // vregs loaded from VMEM
+  double vst = 0;                  // vregs stored to VMEM
+  Count flops;                     // useful: 2*m*n*k per dot, 1 per element op
   double mxu_flops = 0;
   Count transcendentals;  // elements
 

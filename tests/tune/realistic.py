@@ -1,0 +1,54 @@
+"""The realistic shape of every example kernel that `tessera tune` is judged
+at (scripts/tuning_results.py writes docs/tuning_results.md from it;
+tests/tune/check_tuned_examples.py checks the configs it chooses), with the
+dtype of its float tensors (integer offsets / indices keep kernel_table's
+arg_dtypes). The headline shapes of issue 18 (4096^3 matmul, attention with
+batch*heads 8 and seq 4096) are here; kernels that hold a whole row or
+product per grid step use bench/matrix.toml's realistic shapes."""
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "conformance"))
+import kernel_table  # noqa: E402
+
+SQUARE = [(4096, 4096)]
+BF16 = "bfloat16"
+F32 = "float32"
+# kernel -> (one shape per tensor parameter, float dtype)
+REALISTIC = {
+    "add": (SQUARE * 2, BF16), "exp": (SQUARE, BF16), "softmax": (SQUARE, BF16),
+    "matmul": (SQUARE * 2, BF16),
+    "matmul_bias_gelu": ([(4096, 4096), (4096, 4096), (4096,)], BF16),
+    "bmm": ([(8, 1024, 1024), (8, 1024, 1024)], BF16),
+    "attention": ([(1, 8, 4096, 128)] * 3, BF16),
+    "split_k_matmul": ([(1024, 16384), (16384, 1024)], BF16),
+    "layer_norm": ([(4096, 4096), (4096,), (4096,)], BF16),
+    "rms_norm": ([(4096, 4096), (4096,)], BF16),
+    "row_sum": (SQUARE, BF16), "long_sum": ([(64, 131072)], BF16),
+    "geglu": (SQUARE * 2, BF16), "swiglu": (SQUARE * 2, BF16),
+    "scaled_epilogue": ([(4096, 4096), (4096,)], BF16),
+    "block_col_sums": (SQUARE, BF16),
+    "dropout": (SQUARE, BF16),
+    "chunk_sums": (SQUARE, BF16),
+    # The whole [m, n] output stays in VMEM across the k grid (double
+    # buffered, plus its f32 accumulator): 2048 x 2048 needs 83 MiB, more
+    # than a v7x core's 64 MiB, so m and n are 1024 and k is long.
+    "k_grid_matmul": ([(1024, 4096), (4096, 1024)], BF16),
+    "tunable_split_k": ([(1024, 8192), (8192, 1024)], BF16),
+    "fp8_matmul_quant": ([(2048, 2048), (2048, 2048)], BF16),
+    "grid_bmm": ([(8, 512, 512), (8, 512, 512)], BF16),
+    "jagged_sum": ([(4096, 512), (257,)], F32),
+    "jagged_mean": ([(4096, 512), (257,)], F32),
+    "jagged_softmax": ([(4096, 512), (257,)], F32),
+    "embedding": ([(4096,), (8192, 256)], F32),
+}
+assert set(REALISTIC) == set(kernel_table.KERNELS), set(kernel_table.KERNELS) ^ set(REALISTIC)
+
+
+def tune_flags(source_dir, kernel, shapes=None, dtype=None):
+    """--arg flags of `kernel` at its realistic shapes (or the given ones)."""
+    default_shapes, default_dtype = REALISTIC[kernel]
+    names = kernel_table.kernel_parameters(
+        pathlib.Path(source_dir) / "examples" / f"{kernel}.py", kernel)
+    return kernel_table.arg_flags(names, shapes or default_shapes, dtype or default_dtype,
+                                  kernel_table.SPECS[kernel])
