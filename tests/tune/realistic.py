@@ -41,6 +41,7 @@ REALISTIC = {
     "jagged_mean": ([(4096, 512), (257,)], F32),
     "jagged_softmax": ([(4096, 512), (257,)], F32),
     "embedding": ([(4096,), (8192, 256)], F32),
+    "conditional_rescale": ([(4096, 1024), (4096,)], F32),
 }
 assert set(REALISTIC) == set(kernel_table.KERNELS), set(kernel_table.KERNELS) ^ set(REALISTIC)
 
