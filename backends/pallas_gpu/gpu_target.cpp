@@ -143,8 +143,11 @@ class GpuTarget : public PallasTarget {
   }
 
   // What Pallas's Mosaic GPU lowering (jax 0.10) does not take from this
-  // launcher yet: jnp dots, and reductions over some of the axes of a
-  // loaded block ("No support for axes yet" for its strided layout).
+  // launcher yet: jnp dots, iotas ("Failed to infer the output layout of
+  // the iota"; a plgpu.layout_cast to the loads' strided layout fixes a
+  // full-shape iota, but not the (n, 1) rows tile.index broadcasts), and
+  // reductions over some of the axes of a loaded block ("No support for
+  // axes yet" for its strided layout).
   static void ReportMosaicUnsupported(const Module& module,
                                       const Function& device,
                                       DiagnosticEngine& diagnostics) {
@@ -160,6 +163,14 @@ class GpuTarget : public PallasTarget {
                 "the mosaic launcher of pallas-gpu does not lower dots yet "
                 "(they need plgpu.wgmma with an f32 plgpu.ACC accumulator); "
                 "use configs/pallas_gpu_triton.toml");
+          } else if (expr.op == OpKind::kTileIndex) {
+            reported = true;
+            diagnostics.Error(
+                module.source_file, stmt.loc,
+                "the mosaic launcher of pallas-gpu does not lower tile.index "
+                "or hl.rand yet (Mosaic GPU gives an iota no register layout "
+                "of its own and cannot broadcast its (n, 1) rows); use "
+                "configs/pallas_gpu_triton.toml");
           } else if (IsReduction(expr.op) && !expr.operands.empty() &&
                      expr.type.rank() != 0) {
             reported = true;

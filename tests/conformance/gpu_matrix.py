@@ -10,7 +10,9 @@ For each kernel of kernel_table.KERNELS x launcher (triton, mosaic) x case:
             spills and shared memory; a spill or more than 227 KiB of shared
             memory is a failure
 A kernel the backend rejects with a located error (`file:line:col: error:`)
-is "rejected" (printed with its message), not a failure. All kernels run in
+is "rejected" (printed with its message), not a failure; a row named by
+--expect-rejected must be rejected with a matching message (the known limits
+that ctest pins down). All kernels run in
 one process so that JAX and Triton start once.
 """
 import argparse
@@ -150,6 +152,14 @@ def run_row(args, kernel, launcher, dtype, label, cubin, reference, work):
     return cells
 
 
+def expect_rejection(cell, pattern):
+    """The compile cell of a row that must be rejected with a matching error."""
+    if cell.status == "rejected" and re.search(pattern, cell.detail):
+        return lib.Cell("rejected", cell.detail)
+    return lib.Cell("FAIL", f"expected a located error matching {pattern!r}, got "
+                            f"{cell.status}: {cell.detail}")
+
+
 def tessera_parser(description):
     """The arguments every GPU check script takes: the driver and the tree."""
     parser = argparse.ArgumentParser(description=description)
@@ -163,10 +173,13 @@ def main(argv):
     parser = tessera_parser(__doc__)
     parser.add_argument("--kernel", action="append", help="default: every kernel")
     parser.add_argument("--launcher", action="append", choices=sorted(CASES))
-    parser.add_argument("--skip", action="append", default=[], metavar="ROW",
-                        help="a row not to run, e.g. 'attention triton float32 even' "
-                             "(a known red row; listed in the output)")
+    parser.add_argument("--expect-rejected", action="append", default=[],
+                        metavar="ROW=REGEX",
+                        help="a row the backend must reject with a located error "
+                             "matching REGEX, e.g. 'attention triton float32 even="
+                             "f32 dots'; any other outcome is red")
     args = parser.parse_args(argv)
+    expected = dict(item.split("=", 1) for item in args.expect_rejected)
     args.source_dir = args.source_dir.resolve()
     work = args.work_dir or pathlib.Path(tempfile.mkdtemp(prefix="tessera_gpu_"))
     sys.path.insert(0, str(args.source_dir / "examples"))
@@ -177,18 +190,19 @@ def main(argv):
             for dtype, label, cubin in CASES[launcher]:
                 if dtype not in kernel_table.SPECS[kernel].dtypes:
                     continue
-                if f"{kernel} {launcher} {dtype} {label}" in args.skip:
-                    continue
+                row = f"{kernel} {launcher} {dtype} {label}"
                 cells = run_row(args, kernel, launcher, dtype, label, cubin,
                                 getattr(references, kernel), work)
-                rows.append((f"{kernel} {launcher} {dtype} {label}", cells))
+                if row in expected:
+                    cells["compile"] = expect_rejection(cells["compile"], expected.pop(row))
+                rows.append((row, cells))
     lib.print_matrix("pallas-gpu", rows, COLUMNS)
     rejected = sum(1 for _, cells in rows if cells["compile"].status == "rejected")
     red = [label for label, cells in rows if any(lib.is_red(c) for c in cells.values())]
     print(f"{len(rows)} rows, {rejected} rejected with a located error, {len(red)} red")
-    for row in args.skip:
-        print(f"not run (--skip): {row}")
-    return 1 if red else 0
+    for row in expected:
+        print(f"FAIL: --expect-rejected names a row that did not run: {row}")
+    return 1 if red or expected else 0
 
 
 if __name__ == "__main__":

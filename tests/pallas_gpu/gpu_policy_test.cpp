@@ -12,8 +12,9 @@
 namespace tessera::pallas {
 namespace {
 
-std::string ReadInput(const std::string& name) {
-  std::ifstream in(std::string(PALLAS_INPUTS) + "/" + name);
+std::string ReadInput(const std::string& name,
+                      const std::string& folder = PALLAS_INPUTS) {
+  std::ifstream in(folder + "/" + name);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -97,7 +98,33 @@ TEST(GpuPolicy, StagesThatOverflowSharedMemoryAreALocatedError) {
   EXPECT_FALSE(result.ok);
   EXPECT_TRUE(Contains(result.diagnostics, "examples/matmul.py:26:5: error:"))
       << result.diagnostics;
-  EXPECT_TRUE(Contains(result.diagnostics, "256.0 KiB with num_stages 2"))
+  EXPECT_TRUE(Contains(result.diagnostics,
+                       "256.0 KiB of shared memory with num_stages 2"))
+      << result.diagnostics;
+}
+
+// k_grid_matmul bf16 (tessera compile --emit=ir, 128x128 blocks): the
+// atomic_add of the dot's result inside the loop takes it out of the MMA
+// layout through 64 KiB of shared memory next to the 64 KiB of operands per
+// stage; sm_90a measured 256 KiB with 3 stages, 192 KiB with 2.
+TEST(GpuPolicy, StoredDotResultInALoopCountsItsLayoutConversion) {
+  Result result = Emit(ReadInput("k_grid_matmul_bf16.tir", GPU_INPUTS));
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code,
+                       "pltriton.CompilerParams(num_warps=8, num_stages=2)"))
+      << result.code;
+}
+
+// attention f32 at 128x128 blocks: f32 dots are FMA loops whose carried
+// acc (128x128) and qk (128x128) are live together; 8 warps spill 88 B
+// (bf16, on tensor cores, compiles: conformance_gpu's attention rows).
+TEST(GpuPolicy, F32DotLoopLiveSetPastEightWarpsIsALocatedError) {
+  Result result = Emit(ReadInput("attention_f32.tir", GPU_INPUTS));
+  EXPECT_FALSE(result.ok);
+  EXPECT_TRUE(
+      Contains(result.diagnostics, "examples/attention.py:44:5: error:"))
+      << result.diagnostics;
+  EXPECT_TRUE(Contains(result.diagnostics, "keeps 33024 values live"))
       << result.diagnostics;
 }
 
