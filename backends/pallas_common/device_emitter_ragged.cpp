@@ -144,8 +144,35 @@ std::vector<std::string> DeviceEmitter::LoopResultOrigins(const Stmt& loop,
   return origins;
 }
 
+int64_t DeviceEmitter::EmittedDimSize(int64_t size) const {
+  return plan_.target->KernelBlockSize(size);
+}
+
+std::optional<int64_t> DeviceEmitter::PaddedDimSize(const Expr& value,
+                                                    int64_t axis) {
+  if (!value.type.is_tensor() || axis < 0 ||
+      axis >= static_cast<int64_t>(value.type.shape.size())) {
+    return std::nullopt;
+  }
+  const Dim& dim = value.type.shape[axis];
+  if (!dim.is_static() || EmittedDimSize(dim.size) == dim.size) {
+    return std::nullopt;
+  }
+  // A tile's dim is masked by the tile's own bounds (MaskIfRagged).
+  std::vector<std::string> origins = Origins(value);
+  if (axis < static_cast<int64_t>(origins.size()) &&
+      plan_.FindTile(origins[axis]) != nullptr) {
+    return std::nullopt;
+  }
+  return dim.size;
+}
+
 std::string DeviceEmitter::MaskIfRagged(const Expr& value, int64_t axis,
                                         std::string_view fill) {
+  if (std::optional<int64_t> size = PaddedDimSize(value, axis)) {
+    return fmt::format("{}({}, {}, 0, {}, {})", state_.Mask(), Emit(value),
+                       axis, *size, fill);
+  }
   std::vector<std::string> origins = Origins(value);
   if (axis < 0 || axis >= static_cast<int64_t>(origins.size())) {
     return Emit(value);

@@ -99,8 +99,9 @@ std::string ExprEmitter::ShapeTuple(const Shape& dims) {
   std::string text = "(";
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i) text += ", ";
-    text += dims[i].is_static() ? fmt::format("{}", dims[i].size)
-                                : DimSymbol(dims[i].symbol);
+    text += dims[i].is_static()
+                ? fmt::format("{}", EmittedDimSize(dims[i].size))
+                : DimSymbol(dims[i].symbol);
   }
   if (dims.size() == 1) text += ",";
   return text + ")";
@@ -401,6 +402,24 @@ std::string ExprEmitter::Reduction(const Expr& expr) {
     if (d < 0) d += rank;
   }
   std::string input_text = Emit(input);
+  // A mean over a dim with a padded tail: the masked sum over the true
+  // count.
+  std::string divisor;
+  for (int64_t d : dims) {
+    if (expr.op != OpKind::kMean) break;
+    if (std::optional<int64_t> size = PaddedDimSize(input, d)) {
+      fn = "jnp.sum";
+      int64_t count = 1;
+      for (int64_t r : dims) {
+        const Dim& dim = input.type.shape[r];
+        count *= dim.is_static() ? dim.size : 0;
+      }
+      if (count == 0) Fail("a mean over a padded and a symbolic dim");
+      divisor = fmt::format(" / {}", count);
+      input_text = ReductionInput(input, d, "0");
+      break;
+    }
+  }
   if (expr.op != OpKind::kMean) {
     for (int64_t d : dims) {
       // Re-emitting through the hook masks one dim at a time.
@@ -420,13 +439,15 @@ std::string ExprEmitter::Reduction(const Expr& expr) {
   }
   const bool sums = expr.op == OpKind::kSum || expr.op == OpKind::kMean;
   if (sums && IsHalfFloatTensor(expr)) {
-    return fmt::format("{}({}, axis={}{}, dtype=jnp.float32).astype({})", fn,
-                       input_text, axis,
-                       keepdim && *keepdim ? ", keepdims=True" : "",
-                       JnpDType(expr.type.dtype));
+    std::string sum =
+        fmt::format("{}({}, axis={}{}, dtype=jnp.float32)", fn, input_text,
+                    axis, keepdim && *keepdim ? ", keepdims=True" : "");
+    if (!divisor.empty()) sum = "(" + sum + divisor + ")";
+    return fmt::format("{}.astype({})", sum, JnpDType(expr.type.dtype));
   }
-  return fmt::format("{}({}, axis={}{})", fn, input_text, axis,
-                     keepdim && *keepdim ? ", keepdims=True" : "");
+  std::string text = fmt::format("{}({}, axis={}{})", fn, input_text, axis,
+                                 keepdim && *keepdim ? ", keepdims=True" : "");
+  return divisor.empty() ? text : "(" + text + divisor + ")";
 }
 
 std::string ExprEmitter::Dot(const Expr& expr) {

@@ -7,15 +7,23 @@
 #include "fmt/format.h"
 
 namespace tessera::pallas {
+
+int64_t PowerOfTwoAtLeast(int64_t n) {
+  int64_t power = 1;
+  while (power < n) power *= 2;
+  return power;
+}
+
 namespace {
 
-// Elements of a tensor type with static dims; 0 for anything else.
+// Elements of a tensor type with static dims as the kernel holds it (each
+// dim rounded up to a power of two); 0 for anything else.
 int64_t StaticElements(const Type& type) {
   if (!type.is_tensor()) return 0;
   int64_t elements = 1;
   for (const Dim& dim : type.shape) {
     if (!dim.is_static()) return 0;
-    elements *= dim.size;
+    elements *= PowerOfTwoAtLeast(dim.size);
   }
   return elements;
 }
@@ -24,11 +32,8 @@ int64_t StaticBytes(const Type& type) {
   return StaticElements(type) * DTypeBytes(type.dtype);
 }
 
-int64_t PowerOfTwoAtLeast(int64_t n) {
-  int64_t power = 1;
-  while (power < n) power *= 2;
-  return power;
-}
+// 32-bit registers that hold a value (bf16 packs two per register).
+int64_t RegisterWords(const Type& type) { return (StaticBytes(type) + 3) / 4; }
 
 struct Footprint {
   int64_t largest_tile_elements = 0;
@@ -49,12 +54,19 @@ struct Footprint {
   // of the largest dot, or that conversion.
   int64_t unpipelined_bytes = 0;
   bool pipelined_dot = false;
+  // Dot operands converted from a load of another dtype in an inner loop:
+  // their loads' bytes (pipelined in the loaded dtype) and register words.
+  int64_t converted_bytes = 0;
+  int64_t converted_words = 0;
+  // 32-bit registers of the carried tiles of the inner loops.
+  int64_t carried_words = 0;
 };
 
 // What the policy knows of a value defined in the device body.
 struct Definition {
-  bool loaded = false;  // read from a ref (through casts and views)
-  int depth = 0;        // inner-loop depth of its definition
+  // The ref read it comes from (through casts and views), if any.
+  const Expr* load = nullptr;
+  int depth = 0;  // inner-loop depth of its definition
   bool from_dot = false;
 };
 
@@ -77,17 +89,19 @@ class FootprintWalk {
   }
 
  private:
-  bool Loaded(const Expr& expr, int* depth) const {
+  // The ref read `expr` comes from, and the loop depth of that read (-1:
+  // at the use); nullptr when it is computed.
+  const Expr* Loaded(const Expr& expr, int* depth) const {
     const Expr& base = StripViews(expr);
     if (base.op == OpKind::kLoad || base.op == OpKind::kSubscript) {
-      *depth = -1;  // at the use
-      return true;
+      *depth = -1;
+      return &base;
     }
-    if (base.op != OpKind::kVar) return false;
+    if (base.op != OpKind::kVar) return nullptr;
     auto it = defs_.find(base.name);
-    if (it == defs_.end() || !it->second.loaded) return false;
+    if (it == defs_.end() || it->second.load == nullptr) return nullptr;
     *depth = it->second.depth;
-    return true;
+    return it->second.load;
   }
   bool FromDot(const Expr& root) const {
     bool found = false;
@@ -99,6 +113,11 @@ class FootprintWalk {
       }
     });
     return found;
+  }
+
+  static std::string BaseKey(const Expr& base) {
+    return base.op == OpKind::kVar ? base.name
+                                   : fmt::format("{}", fmt::ptr(&base));
   }
 
   void Dots(const Expr& root, int depth) {
@@ -127,12 +146,21 @@ class FootprintWalk {
         if (operand.type.dtype == DType::kF32) footprint_.fma_dot = true;
         if (depth == 0) continue;
         int loaded_at = 0;
+        const Expr* load = Loaded(operand, &loaded_at);
         // Loaded at the dot itself (-1) or by an assignment in the loop.
-        const bool streamed = Loaded(operand, &loaded_at) && loaded_at != 0;
-        const Expr& base = StripViews(operand);
-        const std::string key = base.op == OpKind::kVar
-                                    ? base.name
-                                    : fmt::format("{}", fmt::ptr(&base));
+        const bool streamed = load != nullptr && loaded_at != 0;
+        const std::string key = BaseKey(StripViews(operand));
+        if (streamed && load->type.dtype != operand.type.dtype) {
+          // Converted on the way (f32 -> fp8): the loads are pipelined in
+          // their own dtype, one copy fewer than the stages (measured,
+          // fp8_matmul_quant f32 128x128x128: 128 KiB per copy, 256 KiB at
+          // 3 stages), and the converted values pass through registers.
+          if (counted_.insert(key).second) {
+            footprint_.converted_bytes += StaticBytes(load->type);
+            footprint_.converted_words += RegisterWords(load->type);
+          }
+          continue;
+        }
         if (streamed && counted_.insert(key).second) {
           footprint_.streamed_bytes += bytes;
         } else if (!streamed) {
@@ -157,8 +185,8 @@ class FootprintWalk {
     if (stmt.kind == StmtKind::kAssign && stmt.value && !stmt.results.empty()) {
       Definition def;
       int loaded_at = 0;
-      def.loaded = Loaded(*stmt.value, &loaded_at);
-      def.depth = def.loaded && loaded_at >= 0 ? loaded_at : depth;
+      def.load = Loaded(*stmt.value, &loaded_at);
+      def.depth = def.load != nullptr && loaded_at >= 0 ? loaded_at : depth;
       def.from_dot = FromDot(*stmt.value);
       defs_[stmt.results[0].name] = def;
     }
@@ -185,6 +213,7 @@ class FootprintWalk {
     for (const Value& arg : loop.iter_args) {
       carried.insert(arg.name);
       live += StaticElements(arg.type);
+      footprint_.carried_words += RegisterWords(arg.type);
     }
     int64_t largest_temporary = 0;
     for (const Stmt& stmt : loop.regions[0].stmts) {
@@ -227,7 +256,8 @@ GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
   FootprintWalk(footprint).Block(plan.device->body, 0);
   GpuLaunch launch;
   launch.largest_tile_elements = footprint.largest_tile_elements;
-  launch.shared_bytes_per_stage = footprint.streamed_bytes;
+  launch.shared_bytes_per_stage =
+      footprint.streamed_bytes + footprint.converted_bytes;
 
   // Warps: enough threads that the largest tile is at most
   // kGpuValuesPerThread values per thread (measured on sm_90a: a 128x128
@@ -248,6 +278,18 @@ GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
   if (live_bound) {
     needed = warps_for(footprint.fma_live_elements, kGpuLiveValuesPerThreadFma);
   }
+  // Converted dot operands: the loaded values and the carried tiles share
+  // the registers.
+  const int64_t converted_live =
+      footprint.converted_words > 0
+          ? footprint.carried_words + footprint.converted_words
+          : 0;
+  const bool conversion_bound =
+      !live_bound &&
+      warps_for(converted_live, kGpuLiveWordsPerThreadConverted) > needed;
+  if (conversion_bound) {
+    needed = warps_for(converted_live, kGpuLiveWordsPerThreadConverted);
+  }
   const bool has_dot = footprint.unpipelined_bytes > 0;
   const int64_t max_warps = has_dot ? kGpuMaxWarpsWithDots : kGpuMaxWarps;
   if (request.num_warps > 0) {
@@ -257,7 +299,15 @@ GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
     // compiles it so to see that the compiler agrees).
     launch.num_warps = max_warps;
     launch.problem =
-        live_bound
+        conversion_bound
+            ? fmt::format(
+                  "an inner loop converting dot operands keeps {} registers "
+                  "of loaded values and carried tiles, which needs {} warps "
+                  "to stay within {} per thread (at most {} warps per program "
+                  "with a dot); choose smaller blocks",
+                  converted_live, needed, kGpuLiveWordsPerThreadConverted,
+                  max_warps)
+        : live_bound
             ? fmt::format(
                   "an inner loop with f32 dots keeps {} values live (its "
                   "carried tiles and its largest temporary), which needs {} "
@@ -284,7 +334,8 @@ GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
     if (!footprint.pipelined_dot || stages <= 1) {
       return footprint.unpipelined_bytes;
     }
-    return footprint.streamed_bytes * stages + footprint.resident_bytes;
+    return footprint.streamed_bytes * stages +
+           footprint.converted_bytes * (stages - 1) + footprint.resident_bytes;
   };
   launch.num_stages =
       request.num_stages > 0 ? request.num_stages : kGpuDefaultStages;

@@ -23,6 +23,11 @@ inline constexpr int64_t kGpuValuesPerThread = 64;
 // an inner loop (measured on sm_90a, attention f32 at 8 warps: 97 per thread
 // with 128x64 blocks compiles without spills, 129 with 128x128 spills).
 inline constexpr int64_t kGpuLiveValuesPerThreadFma = 112;
+// Dots whose operands are converted from loads of another dtype (f32 ->
+// fp8): 32-bit registers per thread of the loaded values and the carried
+// tiles (fp8_matmul_quant 128x128x128 at 8 warps: 128 from bf16 loads
+// compiles, 192 from f32 loads spills with 1 or 2 stages).
+inline constexpr int64_t kGpuLiveWordsPerThreadConverted = 128;
 inline constexpr int64_t kGpuMinWarps = 4;
 inline constexpr int64_t kGpuMaxWarps = 16;
 inline constexpr int64_t kGpuMaxWarpsWithDots = 8;
@@ -44,6 +49,10 @@ struct GpuLaunch {
   // Set when no launch fits: the reason, for a located error.
   std::optional<std::string> problem;
 };
+
+// Triton's tensors are powers of two in every dim: the block a tile or a
+// whole dim of `n` elements takes.
+int64_t PowerOfTwoAtLeast(int64_t n);
 
 GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
                           const GpuLaunchRequest& request);

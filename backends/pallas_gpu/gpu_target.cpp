@@ -36,16 +36,18 @@ class GpuTarget : public PallasTarget {
 
   // Triton's tensors have power-of-two sizes in every dim (Pallas checks
   // the loads and stores, jax/_src/pallas/triton/lowering.py,
-  // _check_tensor_size); a whole dim must be one too when it is static.
+  // _check_tensor_size): tiles' blocks and whole static dims are rounded up
+  // (KernelBlockSize), the tail zero-padded on the host and masked where a
+  // reduction or a contraction reads it.
+  int64_t KernelBlockSize(int64_t size) const override {
+    return PowerOfTwoAtLeast(size);
+  }
   std::optional<std::string> CheckBlock(std::span<const BlockDim> block,
                                         DType) const override {
     for (size_t d = 0; d < block.size(); ++d) {
-      const bool symbolic_whole = block[d].is_full && block[d].size == 0;
-      if (!symbolic_whole && !IsPowerOfTwo(block[d].size)) {
-        return fmt::format(
-            "dim {} of the block is {}{}, not a power of two (Triton's "
-            "blocks are powers of two; tile that dim with hl.tile)",
-            d, block[d].size, block[d].is_full ? " (the whole dim)" : "");
+      if (!block[d].is_full && !IsPowerOfTwo(block[d].size)) {
+        return fmt::format("dim {} of the block is {}, not a power of two", d,
+                           block[d].size);
       }
     }
     return std::nullopt;

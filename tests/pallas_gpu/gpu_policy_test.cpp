@@ -128,6 +128,33 @@ TEST(GpuPolicy, F32DotLoopLiveSetPastEightWarpsIsALocatedError) {
       << result.diagnostics;
 }
 
+// layer_norm f32 [200, 300] (tessera compile --emit=ir): Triton's tensors
+// are powers of two, so the whole row of 300 is a block of 512, zero-padded
+// on the host; the means mask the tail and divide by 300, not 512; the
+// 128-row tile's block stays 128 (the grid's edge block is padded too).
+TEST(GpuTriton, WholeDimsAreRoundedUpToAPowerOfTwoAndMasked) {
+  GpuModuleOptions options;
+  options.num_warps = 16;  // 128 x 512 f32 rows: more than the policy allows
+  Result result =
+      Emit(ReadInput("layer_norm_ragged_f32.tir", GPU_INPUTS), options);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code, "pl.BlockSpec((128, 512), lambda tile_m"))
+      << result.code;
+  EXPECT_TRUE(Contains(result.code, "_pad_to_multiple(x, (128, 512))"))
+      << result.code;
+  EXPECT_TRUE(Contains(
+      result.code,
+      "jnp.sum(_mask_tail(acc, 1, 0, 300, 0), axis=1, keepdims=True) / 300"))
+      << result.code;
+  EXPECT_TRUE(Contains(result.code, "_mask_tail("));
+  EXPECT_FALSE(Contains(result.code, "jnp.mean(")) << result.code;
+  // The default launch is rejected: a 128 x 512 f32 tile needs 32 warps.
+  Result checked = Emit(ReadInput("layer_norm_ragged_f32.tir", GPU_INPUTS));
+  EXPECT_FALSE(checked.ok);
+  EXPECT_TRUE(Contains(checked.diagnostics, "a tile of 65536 elements"))
+      << checked.diagnostics;
+}
+
 TEST(GpuPolicy, ConfiguredWarpsAreKept) {
   GpuModuleOptions options;
   options.num_warps = 4;
