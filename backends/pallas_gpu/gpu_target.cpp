@@ -202,7 +202,16 @@ absl::StatusOr<EmittedFile> EmitGpuKernelModule(const Module& module,
                                                 const Function& host,
                                                 const GpuModuleOptions& options,
                                                 DiagnosticEngine& diagnostics) {
-  const GpuTarget target(options);
+  // The kernel's own helion.Config(num_warps=, num_stages=) where the
+  // pipeline config leaves them to the policy.
+  GpuModuleOptions kernel_options = options;
+  for (auto [name, slot] :
+       {std::pair{"num_warps", &kernel_options.num_warps},
+        std::pair{"num_stages", &kernel_options.num_stages}}) {
+    const int64_t* from_kernel = GetAttr<int64_t>(host.attrs, name);
+    if (*slot == 0 && from_kernel != nullptr) *slot = *from_kernel;
+  }
+  const GpuTarget target(kernel_options);
   PallasModuleOptions common;
   common.launcher = options.launcher;
   common.check_legality = options.check_legality;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <string>
 
@@ -38,6 +39,7 @@ ParsedFile Parser::Run() {
                   {"math", "math"},
                   {"F", "torch.nn.functional"}};
   bool kernel_decorator = false;
+  LaunchHints launch;
   while (!AtEnd()) {
     const Token& token = Peek();
     if (token.kind == TokenKind::kNewline || token.kind == TokenKind::kDedent ||
@@ -51,13 +53,17 @@ ParsedFile Parser::Run() {
       continue;
     }
     if (token.IsOp("@")) {
-      kernel_decorator |= IsKernelDecorator(file.imports);
+      if (IsKernelDecorator(file.imports)) {
+        kernel_decorator = true;
+        launch = ReadLaunchHints();
+      }
       SkipStatement();
       continue;
     }
     if (token.IsName("def") && kernel_decorator) {
       kernel_decorator = false;
       KernelDef kernel;
+      kernel.launch = launch;
       if (ParseKernel(kernel)) file.kernels.push_back(std::move(kernel));
       continue;
     }
@@ -83,6 +89,37 @@ void Parser::SkipStatement() {
   }
   if (!AtEnd()) ++pos_;  // NEWLINE
   if (Peek().kind == TokenKind::kIndent) SkipBlock();
+}
+
+LaunchHints Parser::ReadLaunchHints() const {
+  // `name = <int>` anywhere in the decorator's call, first one wins; the
+  // decorator is otherwise skipped (block sizes come from the source and
+  // the pipeline config).
+  LaunchHints hints;
+  int depth = 0;
+  for (size_t p = pos_ + 1; p + 2 < tokens_.size(); ++p) {
+    const Token& token = tokens_[p];
+    if (token.IsOp("(") || token.IsOp("[")) ++depth;
+    if (token.IsOp(")") || token.IsOp("]")) --depth;
+    if (token.kind == TokenKind::kNewline && depth <= 0) break;
+    if (token.kind != TokenKind::kName || !tokens_[p + 1].IsOp("=") ||
+        tokens_[p + 2].kind != TokenKind::kNumber) {
+      continue;
+    }
+    std::optional<int64_t>* slot = token.IsName("num_warps") ? &hints.num_warps
+                                   : token.IsName("num_stages")
+                                       ? &hints.num_stages
+                                       : nullptr;
+    if (slot == nullptr || slot->has_value()) continue;
+    int64_t value = 0;
+    const std::string_view text = tokens_[p + 2].text;
+    const auto [end, error] =
+        std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error == std::errc() && end == text.data() + text.size() && value > 0) {
+      *slot = value;
+    }
+  }
+  return hints;
 }
 
 void Parser::SkipBlock() {

@@ -155,6 +155,28 @@ TEST(GpuTriton, WholeDimsAreRoundedUpToAPowerOfTwoAndMasked) {
       << checked.diagnostics;
 }
 
+// `@helion.kernel(config=helion.Config(num_warps=4, num_stages=1))`: the
+// frontend records them on the kernel (host function attrs); they apply
+// where the pipeline config leaves the choice to the policy.
+TEST(GpuPolicy, KernelConfigWarpsAndStagesApplyUnlessConfigured) {
+  std::string text =
+      Replaced(Matmul(), "-> (ref<f32[256, 256]>) @18:1",
+               "-> (ref<f32[256, 256]>) {num_warps = 4, num_stages = 1} @18:1");
+  ASSERT_NE(text, Matmul());
+  Result result = Emit(text);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code,
+                       "pltriton.CompilerParams(num_warps=4, num_stages=1)"))
+      << result.code;
+  GpuModuleOptions configured;
+  configured.num_warps = 16;
+  Result overridden = Emit(text, configured);
+  ASSERT_TRUE(overridden.ok) << overridden.diagnostics;
+  EXPECT_TRUE(Contains(overridden.code,
+                       "pltriton.CompilerParams(num_warps=16, num_stages=1)"))
+      << overridden.code;
+}
+
 TEST(GpuPolicy, ConfiguredWarpsAreKept) {
   GpuModuleOptions options;
   options.num_warps = 4;
