@@ -46,6 +46,9 @@ def cases(quick):
     for dtype in ("float32",):
         for rows_per_program in rows:
             yield "softmax", [(256, 2048)], dtype, (rows_per_program,)
+    # Rows of 300 are blocks of 512 on the GPU (rounded up, tail masked).
+    for rows_per_program in (32, 128) if not quick else (128,):
+        yield "softmax", [(200, 300)], "float32", (rows_per_program,)
 
 
 def compile_case(args, kernel, shapes, dtype, block, checked, out_dir):
