@@ -101,7 +101,7 @@ std::string ExprEmitter::ShapeTuple(const Shape& dims) {
     if (i) text += ", ";
     text += dims[i].is_static()
                 ? fmt::format("{}", EmittedDimSize(dims[i].size))
-                : DimSymbol(dims[i].symbol);
+                : EmittedDimSymbol(dims[i].symbol);
   }
   if (dims.size() == 1) text += ",";
   return text + ")";
@@ -407,15 +407,18 @@ std::string ExprEmitter::Reduction(const Expr& expr) {
   std::string divisor;
   for (int64_t d : dims) {
     if (expr.op != OpKind::kMean) break;
-    if (std::optional<int64_t> size = PaddedDimSize(input, d)) {
+    if (PaddedDimSize(input, d)) {
       fn = "jnp.sum";
       int64_t count = 1;
       for (int64_t r : dims) {
         const Dim& dim = input.type.shape[r];
-        count *= dim.is_static() ? dim.size : 0;
+        if (dim.is_static()) {
+          count *= dim.size;
+        } else {
+          divisor += " / " + DimSymbol(dim.symbol);
+        }
       }
-      if (count == 0) Fail("a mean over a padded and a symbolic dim");
-      divisor = fmt::format(" / {}", count);
+      if (count != 1) divisor = fmt::format(" / {}", count) + divisor;
       input_text = ReductionInput(input, d, "0");
       break;
     }

@@ -38,9 +38,13 @@ class ExprEmitter {
   // The size a static dim of a value takes in the emitted code
   // (PallasTarget::KernelBlockSize on the device; unchanged on the host).
   virtual int64_t EmittedDimSize(int64_t size) const { return size; }
-  // The true size of dim `axis` of `value` when the emitted value is larger
-  // (a whole dim rounded up to the kernel's block): its tail is padding.
-  virtual std::optional<int64_t> PaddedDimSize(const Expr&, int64_t) {
+  virtual std::string EmittedDimSymbol(const std::string& symbol) {
+    return DimSymbol(symbol);
+  }
+  // The true size of dim `axis` of `value` (a number or a kernel kwarg)
+  // when the emitted value is larger (a whole dim rounded up to the
+  // kernel's block): its tail is padding.
+  virtual std::optional<std::string> PaddedDimSize(const Expr&, int64_t) {
     return std::nullopt;
   }
   // Reduction input, masked when it reduces over a ragged tile dim.

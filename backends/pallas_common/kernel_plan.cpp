@@ -497,7 +497,12 @@ void PlanBuilder::PlanPadding(RefPlan& ref) {
   // to that block.
   const std::vector<BlockDim> block = RefBlockDims(ref);
   for (size_t d = 0; d < rank && d < block.size(); ++d) {
-    if (!block[d].is_full || block[d].size == 0) continue;
+    if (!block[d].is_full) continue;
+    if (block[d].size == 0) {
+      ref.dims[d].pad_to_kernel_block =
+          plan_.target->KernelBlockSizeText("n") != "n";
+      continue;
+    }
     const int64_t kernel_block = plan_.target->KernelBlockSize(block[d].size);
     if (kernel_block != block[d].size) {
       ref.dims[d].pad_multiple =

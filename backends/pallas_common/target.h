@@ -59,6 +59,11 @@ class PallasTarget {
   // masked where reductions and contractions read it). The IR keeps the
   // true sizes; the device emitter writes shapes through this.
   virtual int64_t KernelBlockSize(int64_t size) const { return size; }
+  // The same for a size known when the host function is traced (a Python
+  // int expression: "pl.next_power_of_2(x_d1)"); `size` when unchanged.
+  virtual std::string KernelBlockSizeText(const std::string& size) const {
+    return size;
+  }
   // True: every blocked dim is zero-padded to whole blocks, also where the
   // grid alone picks the block (no partial edge blocks).
   virtual bool PadEdgeBlocks() const { return false; }

@@ -42,6 +42,9 @@ class GpuTarget : public PallasTarget {
   int64_t KernelBlockSize(int64_t size) const override {
     return PowerOfTwoAtLeast(size);
   }
+  std::string KernelBlockSizeText(const std::string& size) const override {
+    return fmt::format("pl.next_power_of_2({})", size);
+  }
   std::optional<std::string> CheckBlock(std::span<const BlockDim> block,
                                         DType) const override {
     for (size_t d = 0; d < block.size(); ++d) {

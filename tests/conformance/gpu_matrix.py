@@ -5,6 +5,8 @@ For each kernel of kernel_table.KERNELS x launcher (triton, mosaic) x case:
   interpret K(*arrays, interpret=True) under jax.jit vs the float64 reference
   export    jax.export for platforms=["cuda"] (Pallas's Triton / Mosaic GPU
             lowering; the Triton custom call allowed)
+  (label "generic": compiled without --arg, called at the ragged shapes;
+  no cubin: the launch policy cannot size warps for symbolic shapes)
   cubin     triton: the custom call's Triton IR compiled by PyPI's triton for
             sm_90a (GPUTarget("cuda", 90, 32)); ptxas reports registers,
             spills and shared memory; a spill or more than 227 KiB of shared
@@ -34,7 +36,7 @@ import kernel_table  # noqa: E402
 SMEM_LIMIT = 227 * 1024  # H100: 227 KiB of shared memory per block
 CASES = {  # launcher -> (dtype, shape label, cubin?)
     "triton": (("float32", "even", True), ("bfloat16", "even", True),
-               ("float32", "ragged", True)),
+               ("float32", "ragged", True), ("float32", "generic", False)),
     "mosaic": (("float32", "even", False),),
 }
 COLUMNS = ("compile", "interpret", "export", "cubin", "pyflakes")
@@ -42,6 +44,10 @@ COLUMNS = ("compile", "interpret", "export", "cubin", "pyflakes")
 # program once whole dims are rounded up to a power of two (300 -> 512):
 # the policy rejects them with a located error ("choose smaller blocks"),
 # so the row runs with blocks that fit, as a GPU user would pick them.
+# Shapes of the "generic" rows where the ragged ones do not fit the kernel
+# compiled without --arg: `hl.tile(x.size())` of an unknown rank compiles
+# for rank 1 (a frontend limit: Helion accepts every rank there).
+GENERIC_SHAPES = {"exp": [(300,)]}
 GPU_BLOCKS = {  # (kernel, dtype, label) -> block_sizes, Helion order
     **{(kernel, "float32", "ragged"): (32,) for kernel in
        ("softmax", "layer_norm", "rms_norm", "row_sum", "scaled_epilogue")},
@@ -64,10 +70,11 @@ def compile_kernel(args, kernel, launcher, dtype, label, names, shapes, out_dir)
                                      f"block_sizes = [{', '.join(map(str, blocks))}]\n")
         config = out_dir / "blocks.toml"
         config.write_text(text)
+    # "generic": compiled without --arg (shape-generic, as Helion users do).
+    flags = [] if label == "generic" else kernel_table.arg_flags(
+        names, shapes, dtype, kernel_table.SPECS[kernel])
     command = [args.tessera, "compile", f"examples/{kernel}.py",
-               f"--config={config}", "--emit=code",
-               *kernel_table.arg_flags(names, shapes, dtype, kernel_table.SPECS[kernel]),
-               f"--output={out_dir}/"]
+               f"--config={config}", "--emit=code", *flags, f"--output={out_dir}/"]
     result = subprocess.run(command, cwd=args.source_dir, capture_output=True, text=True)
     if result.returncode != 0:
         located = LOCATED.search(result.stderr + result.stdout)
@@ -145,7 +152,8 @@ def cubin_check(exported, work_dir):
 
 def run_row(args, kernel, launcher, dtype, label, cubin, reference, work):
     names = kernel_table.kernel_parameters(args.source_dir / "examples" / f"{kernel}.py", kernel)
-    shapes = kernel_table.SPECS[kernel].shapes[label]
+    shapes = GENERIC_SHAPES.get(kernel) if label == "generic" else None
+    shapes = shapes or kernel_table.SPECS[kernel].shapes["ragged" if label == "generic" else label]
     names = names[:len(shapes)]
     out_dir = work / f"{kernel}.{launcher}.{dtype}.{label}"
     cells = {}
@@ -194,7 +202,7 @@ def main(argv):
     parser = tessera_parser(__doc__)
     parser.add_argument("--kernel", action="append", help="default: every kernel")
     parser.add_argument("--launcher", action="append", choices=sorted(CASES))
-    parser.add_argument("--label", action="append", choices=("even", "ragged"),
+    parser.add_argument("--label", action="append", choices=("even", "ragged", "generic"),
                         help="the shape cases to run (default: both)")
     parser.add_argument("--expect-rejected", action="append", default=[],
                         metavar="ROW=REGEX",

@@ -177,6 +177,21 @@ TEST(GpuPolicy, KernelConfigWarpsAndStagesApplyUnlessConfigured) {
       << overridden.code;
 }
 
+// A symbolic whole dim (layer_norm.tir: x is [m, n]) is rounded when the
+// host function is traced: padded to pl.next_power_of_2(n), the kernel's
+// shapes take it as a kwarg, reductions mask past n.
+TEST(GpuTriton, SymbolicWholeDimsAreRoundedWhenTraced) {
+  Result result = Emit(ReadInput("layer_norm.tir"));
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(
+      Contains(result.code, "_pad_to_multiple(x, (16, pl.next_power_of_2(n)))"))
+      << result.code;
+  EXPECT_TRUE(Contains(result.code,
+                       "out_specs=pl.BlockSpec((16, pl.next_power_of_2(n))"))
+      << result.code;
+  EXPECT_TRUE(Contains(result.code, "_mask_tail(")) << result.code;
+}
+
 TEST(GpuPolicy, ConfiguredWarpsAreKept) {
   GpuModuleOptions options;
   options.num_warps = 4;
