@@ -255,6 +255,10 @@ class DeviceEmitter : public ExprEmitter {
   std::string TileOp(const Expr& expr) override;
   std::string DeviceOp(const Expr& expr) override;
   std::string Size(const Expr& expr) override;
+  int64_t EmittedDimSize(int64_t size) const override;
+  std::string EmittedDimSymbol(const std::string& symbol) override;
+  std::optional<std::string> PaddedDimSize(const Expr& value,
+                                           int64_t axis) override;
   std::string ReductionInput(const Expr& input, int64_t axis,
                              std::string_view fill) override;
   std::string DotOperand(const Expr& operand, int64_t axis) override;

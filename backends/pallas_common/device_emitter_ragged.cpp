@@ -144,8 +144,53 @@ std::vector<std::string> DeviceEmitter::LoopResultOrigins(const Stmt& loop,
   return origins;
 }
 
+int64_t DeviceEmitter::EmittedDimSize(int64_t size) const {
+  return plan_.target->KernelBlockSize(size);
+}
+
+std::string DeviceEmitter::EmittedDimSymbol(const std::string& symbol) {
+  const std::string size = DimSymbol(symbol);
+  auto host = host_.symbol_values.find(symbol);
+  if (host == host_.symbol_values.end() ||
+      plan_.target->KernelBlockSizeText(host->second) == host->second) {
+    return size;
+  }
+  return Kwarg(size + "_block",
+               plan_.target->KernelBlockSizeText(host->second));
+}
+
+std::optional<std::string> DeviceEmitter::PaddedDimSize(const Expr& value,
+                                                        int64_t axis) {
+  if (!value.type.is_tensor() || axis < 0 ||
+      axis >= static_cast<int64_t>(value.type.shape.size())) {
+    return std::nullopt;
+  }
+  const Dim& dim = value.type.shape[axis];
+  const std::string size =
+      dim.is_static() ? fmt::format("{}", dim.size) : DimSymbol(dim.symbol);
+  bool padded = false;
+  if (dim.is_static()) {
+    padded = EmittedDimSize(dim.size) != dim.size;
+  } else if (auto host = host_.symbol_values.find(dim.symbol);
+             host != host_.symbol_values.end()) {
+    padded = plan_.target->KernelBlockSizeText(host->second) != host->second;
+  }
+  if (!padded) return std::nullopt;
+  // A tile's dim is masked by the tile's own bounds (MaskIfRagged).
+  std::vector<std::string> origins = Origins(value);
+  if (axis < static_cast<int64_t>(origins.size()) &&
+      plan_.FindTile(origins[axis]) != nullptr) {
+    return std::nullopt;
+  }
+  return size;
+}
+
 std::string DeviceEmitter::MaskIfRagged(const Expr& value, int64_t axis,
                                         std::string_view fill) {
+  if (std::optional<std::string> size = PaddedDimSize(value, axis)) {
+    return fmt::format("{}({}, {}, 0, {}, {})", state_.Mask(), Emit(value),
+                       axis, *size, fill);
+  }
   std::vector<std::string> origins = Origins(value);
   if (axis < 0 || axis >= static_cast<int64_t>(origins.size())) {
     return Emit(value);

@@ -99,8 +99,9 @@ std::string ExprEmitter::ShapeTuple(const Shape& dims) {
   std::string text = "(";
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i) text += ", ";
-    text += dims[i].is_static() ? fmt::format("{}", dims[i].size)
-                                : DimSymbol(dims[i].symbol);
+    text += dims[i].is_static()
+                ? fmt::format("{}", EmittedDimSize(dims[i].size))
+                : EmittedDimSymbol(dims[i].symbol);
   }
   if (dims.size() == 1) text += ",";
   return text + ")";
@@ -401,6 +402,27 @@ std::string ExprEmitter::Reduction(const Expr& expr) {
     if (d < 0) d += rank;
   }
   std::string input_text = Emit(input);
+  // A mean over a dim with a padded tail: the masked sum over the true
+  // count.
+  std::string divisor;
+  for (int64_t d : dims) {
+    if (expr.op != OpKind::kMean) break;
+    if (PaddedDimSize(input, d)) {
+      fn = "jnp.sum";
+      int64_t count = 1;
+      for (int64_t r : dims) {
+        const Dim& dim = input.type.shape[r];
+        if (dim.is_static()) {
+          count *= dim.size;
+        } else {
+          divisor += " / " + DimSymbol(dim.symbol);
+        }
+      }
+      if (count != 1) divisor = fmt::format(" / {}", count) + divisor;
+      input_text = ReductionInput(input, d, "0");
+      break;
+    }
+  }
   if (expr.op != OpKind::kMean) {
     for (int64_t d : dims) {
       // Re-emitting through the hook masks one dim at a time.
@@ -420,13 +442,15 @@ std::string ExprEmitter::Reduction(const Expr& expr) {
   }
   const bool sums = expr.op == OpKind::kSum || expr.op == OpKind::kMean;
   if (sums && IsHalfFloatTensor(expr)) {
-    return fmt::format("{}({}, axis={}{}, dtype=jnp.float32).astype({})", fn,
-                       input_text, axis,
-                       keepdim && *keepdim ? ", keepdims=True" : "",
-                       JnpDType(expr.type.dtype));
+    std::string sum =
+        fmt::format("{}({}, axis={}{}, dtype=jnp.float32)", fn, input_text,
+                    axis, keepdim && *keepdim ? ", keepdims=True" : "");
+    if (!divisor.empty()) sum = "(" + sum + divisor + ")";
+    return fmt::format("{}.astype({})", sum, JnpDType(expr.type.dtype));
   }
-  return fmt::format("{}({}, axis={}{})", fn, input_text, axis,
-                     keepdim && *keepdim ? ", keepdims=True" : "");
+  std::string text = fmt::format("{}({}, axis={}{})", fn, input_text, axis,
+                                 keepdim && *keepdim ? ", keepdims=True" : "");
+  return divisor.empty() ? text : "(" + text + divisor + ")";
 }
 
 std::string ExprEmitter::Dot(const Expr& expr) {

@@ -3,6 +3,7 @@
 // context-dependent parts (names, loads, tiles) are hooks.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,18 @@ class ExprEmitter {
   virtual std::string TileOp(const Expr& expr);
   virtual std::string DeviceOp(const Expr& expr);
   virtual std::string Size(const Expr& expr);
+  // The size a static dim of a value takes in the emitted code
+  // (PallasTarget::KernelBlockSize on the device; unchanged on the host).
+  virtual int64_t EmittedDimSize(int64_t size) const { return size; }
+  virtual std::string EmittedDimSymbol(const std::string& symbol) {
+    return DimSymbol(symbol);
+  }
+  // The true size of dim `axis` of `value` (a number or a kernel kwarg)
+  // when the emitted value is larger (a whole dim rounded up to the
+  // kernel's block): its tail is padding.
+  virtual std::optional<std::string> PaddedDimSize(const Expr&, int64_t) {
+    return std::nullopt;
+  }
   // Reduction input, masked when it reduces over a ragged tile dim.
   virtual std::string ReductionInput(const Expr& input, int64_t axis,
                                      std::string_view fill);

@@ -163,7 +163,7 @@ bool PlanBuilder::Build() {
     }
     TileInfo tile;
     tile.name = param.name;
-    tile.block = dim.block.size;
+    tile.block = plan_.target->KernelBlockSize(dim.block.size);
     tile.is_grid = true;
     tile.grid_index = static_cast<int>(i);
     tile.dim = &dim;
@@ -321,7 +321,7 @@ bool PlanBuilder::CollectBlock(const Block& block,
       }
       TileInfo tile;
       tile.name = stmt.vars[0].name;
-      tile.block = dim.block.size;
+      tile.block = plan_.target->KernelBlockSize(dim.block.size);
       tile.dim = &dim;
       tile.loop = &stmt;
       std::string begin_of = TileOperand(dim.begin.get(), OpKind::kTileBegin);
@@ -493,6 +493,22 @@ void PlanBuilder::PlanStreaming(RefPlan& ref) {
 
 void PlanBuilder::PlanPadding(RefPlan& ref) {
   const size_t rank = ref.type.shape.size();
+  // A whole static dim whose kernel block is larger (rounded up) is padded
+  // to that block.
+  const std::vector<BlockDim> block = RefBlockDims(ref);
+  for (size_t d = 0; d < rank && d < block.size(); ++d) {
+    if (!block[d].is_full) continue;
+    if (block[d].size == 0) {
+      ref.dims[d].pad_to_kernel_block =
+          plan_.target->KernelBlockSizeText("n") != "n";
+      continue;
+    }
+    const int64_t kernel_block = plan_.target->KernelBlockSize(block[d].size);
+    if (kernel_block != block[d].size) {
+      ref.dims[d].pad_multiple =
+          std::lcm(ref.dims[d].pad_multiple, kernel_block);
+    }
+  }
   for (const RefAccess& access : ref.accesses) {
     std::vector<const Index*> by_dim = IndicesByDim(*access.indices, rank);
     for (size_t d = 0; d < rank; ++d) {

@@ -51,6 +51,9 @@ struct SpecDim {
   int64_t block = 0;      // kBlocked: block size
   // The dim is zero-padded on the host to a multiple of this (1: no pad).
   int64_t pad_multiple = 1;
+  // A symbolic whole dim rounded up to the target's kernel block
+  // (PallasTarget::KernelBlockSizeText), padded to it on the host.
+  bool pad_to_kernel_block = false;
   // Elements added after that padding: a jagged tile's last block may start
   // anywhere below the dim's end.
   int64_t pad_extra = 0;

@@ -127,6 +127,8 @@ class HostEmitter : public ExprEmitter {
     return ok;
   }
   std::string HostDim(const std::string& host_ref, size_t d);
+  std::string PadMultiple(const RefPlan& ref, size_t d,
+                          const std::string& host_name);
   bool EmitStmt(const Stmt& stmt);
   bool EmitLaunch(const Stmt& launch);
   void SourceComment(const Stmt& stmt) {
@@ -337,8 +339,9 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     std::string multiples;
     bool any = false;
     for (size_t d = 0; d < ref.dims.size(); ++d) {
-      multiples += fmt::format("{}{}", d ? ", " : "", ref.dims[d].pad_multiple);
-      any = any || ref.dims[d].pad_multiple > 1;
+      multiples += (d ? ", " : "") + PadMultiple(ref, d, host_name);
+      any = any || ref.dims[d].pad_multiple > 1 ||
+            ref.dims[d].pad_to_kernel_block;
     }
     if (ref.dims.size() == 1) multiples += ",";
     if (!any) {
@@ -393,6 +396,12 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     if (it != padded.end()) return fmt::format("{}.shape[{}]", it->second, d);
     std::string dim = HostDim(host_name, d);
     int64_t multiple = ref.dims[d].pad_multiple;
+    if (ref.dims[d].pad_to_kernel_block) {
+      const std::string block = target_.KernelBlockSizeText(dim);
+      return multiple > 1
+                 ? fmt::format("{}({}, {})", state_.RoundUp(), block, multiple)
+                 : block;
+    }
     return multiple > 1
                ? fmt::format("{}({}, {})", state_.RoundUp(), dim, multiple)
                : dim;
@@ -578,7 +587,7 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     bool any = false;
     std::string slices;
     for (size_t d = 0; d < ref->dims.size(); ++d) {
-      if (ref->dims[d].pad_multiple > 1) {
+      if (ref->dims[d].pad_multiple > 1 || ref->dims[d].pad_to_kernel_block) {
         any = true;
         slices += fmt::format("{}:{}", d ? ", " : "",
                               HostDim(host_ref_of[ref->name], d));
@@ -591,6 +600,18 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     body_.Line(fmt::format("{} = {}[{}]", name, name, slices));
   }
   return true;
+}
+
+// The multiple dim `d` of `ref` is zero-padded to: a number, or, for a
+// symbolic whole dim rounded up to the kernel's block, that block.
+std::string HostEmitter::PadMultiple(const RefPlan& ref, size_t d,
+                                     const std::string& host_name) {
+  const SpecDim& dim = ref.dims[d];
+  if (!dim.pad_to_kernel_block) return fmt::format("{}", dim.pad_multiple);
+  const std::string block = target_.KernelBlockSizeText(HostDim(host_name, d));
+  return dim.pad_multiple > 1 ? fmt::format("{}({}, {})", state_.RoundUp(),
+                                            block, dim.pad_multiple)
+                              : block;
 }
 
 absl::StatusOr<EmittedFile> HostEmitter::Run() {

@@ -53,6 +53,17 @@ class PallasTarget {
   // illegal block) would not compile either; nullopt when it would.
   virtual std::optional<std::string> UnalignedSlices(
       const RefPlan& ref) const = 0;
+  // The size a block of `size` elements takes in the kernel: a tile's block
+  // or a whole static dim (pallas-gpu: the next power of two, Triton's
+  // tensors being powers of two; the tail is zero-padded on the host and
+  // masked where reductions and contractions read it). The IR keeps the
+  // true sizes; the device emitter writes shapes through this.
+  virtual int64_t KernelBlockSize(int64_t size) const { return size; }
+  // The same for a size known when the host function is traced (a Python
+  // int expression: "pl.next_power_of_2(x_d1)"); `size` when unchanged.
+  virtual std::string KernelBlockSizeText(const std::string& size) const {
+    return size;
+  }
   // True: every blocked dim is zero-padded to whole blocks, also where the
   // grid alone picks the block (no partial edge blocks).
   virtual bool PadEdgeBlocks() const { return false; }

@@ -1,20 +1,29 @@
 #include "gpu_policy.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "fmt/format.h"
 
 namespace tessera::pallas {
+
+int64_t PowerOfTwoAtLeast(int64_t n) {
+  int64_t power = 1;
+  while (power < n) power *= 2;
+  return power;
+}
+
 namespace {
 
-// Elements of a tensor type with static dims; 0 for anything else.
+// Elements of a tensor type with static dims as the kernel holds it (each
+// dim rounded up to a power of two); 0 for anything else.
 int64_t StaticElements(const Type& type) {
   if (!type.is_tensor()) return 0;
   int64_t elements = 1;
   for (const Dim& dim : type.shape) {
     if (!dim.is_static()) return 0;
-    elements *= dim.size;
+    elements *= PowerOfTwoAtLeast(dim.size);
   }
   return elements;
 }
@@ -23,58 +32,217 @@ int64_t StaticBytes(const Type& type) {
   return StaticElements(type) * DTypeBytes(type.dtype);
 }
 
-int64_t PowerOfTwoAtLeast(int64_t n) {
-  int64_t power = 1;
-  while (power < n) power *= 2;
-  return power;
-}
+// 32-bit registers that hold a value (bf16 packs two per register).
+int64_t RegisterWords(const Type& type) { return (StaticBytes(type) + 3) / 4; }
 
 struct Footprint {
   int64_t largest_tile_elements = 0;
-  // Shared memory of one stage: the operand blocks of the largest dot
-  // (Triton stages both operands through shared memory for the MMA).
-  int64_t dot_operand_bytes = 0;
-  // A dot inside an inner loop: its operand loads are software-pipelined,
-  // one copy of the operands per stage.
+  // Registers of kernels with f32 dots (Pallas lowers them to Triton's IEEE
+  // FMA dot, not tensor cores): per inner loop, the carried tiles plus the
+  // largest other value of the body, which are live together.
+  bool fma_dot = false;
+  int64_t fma_live_elements = 0;
+  // Shared memory. Dot operands loaded inside an inner loop are
+  // software-pipelined: one copy per stage.
+  int64_t streamed_bytes = 0;
+  // Next to those copies, the largest other resident buffer: a dot operand
+  // loaded before the loop or computed in it, or the layout conversion of a
+  // dot result stored in the loop (an atomic or store takes the result out
+  // of the MMA layout through shared memory).
+  int64_t resident_bytes = 0;
+  // With one stage (or no dot in a loop) buffers are reused: both operands
+  // of the largest dot, or that conversion.
+  int64_t unpipelined_bytes = 0;
   bool pipelined_dot = false;
+  // Dot operands converted from a load of another dtype in an inner loop:
+  // their loads' bytes (pipelined in the loaded dtype) and register words.
+  int64_t converted_bytes = 0;
+  int64_t converted_words = 0;
+  // 32-bit registers of the carried tiles of the inner loops.
+  int64_t carried_words = 0;
 };
 
-void Measure(const Block& body, int loop_depth, Footprint& footprint) {
-  for (const Stmt& stmt : body.stmts) {
-    const auto tile = [&](const Type& type) {
-      footprint.largest_tile_elements =
-          std::max(footprint.largest_tile_elements, StaticElements(type));
-    };
-    for (const Value& result : stmt.results) tile(result.type);
-    ForEachRootExpr(stmt, [&](const Expr& root) {
-      // A dot's operands loaded from refs go through shared memory (Triton
-      // stages them there for the MMA), not registers: the sweep's bf16
-      // 128x128x256 matmul compiles at 8 warps, though its 128x256 operand
-      // alone would ask for 16.
-      std::set<const Expr*> staged;
-      WalkExpr(root, [&](const Expr& expr) {
-        if (expr.op != OpKind::kDot) return;
-        for (size_t i = 0; i < expr.operands.size() && i < 2; ++i) {
-          const Expr& operand = *expr.operands[i];
-          if (operand.op == OpKind::kSubscript || operand.op == OpKind::kLoad) {
-            staged.insert(&operand);
-          }
-        }
-      });
-      WalkExpr(root, [&](const Expr& expr) {
-        if (!staged.count(&expr)) tile(expr.type);
-        if (expr.op != OpKind::kDot || expr.operands.size() < 2) return;
-        const int64_t bytes = StaticBytes(expr.operands[0]->type) +
-                              StaticBytes(expr.operands[1]->type);
-        footprint.dot_operand_bytes =
-            std::max(footprint.dot_operand_bytes, bytes);
-        footprint.pipelined_dot = footprint.pipelined_dot || loop_depth > 0;
-      });
-    });
-    const int depth = loop_depth + (stmt.kind == StmtKind::kTileLoop ? 1 : 0);
-    for (const Block& region : stmt.regions) Measure(region, depth, footprint);
+// What the policy knows of a value defined in the device body.
+struct Definition {
+  // The ref read it comes from (through casts and views), if any.
+  const Expr* load = nullptr;
+  int depth = 0;  // inner-loop depth of its definition
+  bool from_dot = false;
+};
+
+const Expr& StripViews(const Expr& expr) {
+  const Expr* base = &expr;
+  while ((base->op == OpKind::kCast || base->op == OpKind::kTranspose ||
+          base->op == OpKind::kReshape) &&
+         !base->operands.empty()) {
+    base = base->operands[0].get();
   }
+  return *base;
 }
+
+class FootprintWalk {
+ public:
+  explicit FootprintWalk(Footprint& footprint) : footprint_(footprint) {}
+
+  void Block(const tessera::Block& body, int depth) {
+    for (const Stmt& stmt : body.stmts) Statement(stmt, depth);
+  }
+
+ private:
+  // The ref read `expr` comes from, and the loop depth of that read (-1:
+  // at the use); nullptr when it is computed.
+  const Expr* Loaded(const Expr& expr, int* depth) const {
+    const Expr& base = StripViews(expr);
+    if (base.op == OpKind::kLoad || base.op == OpKind::kSubscript) {
+      *depth = -1;
+      return &base;
+    }
+    if (base.op != OpKind::kVar) return nullptr;
+    auto it = defs_.find(base.name);
+    if (it == defs_.end() || it->second.load == nullptr) return nullptr;
+    *depth = it->second.depth;
+    return it->second.load;
+  }
+  bool FromDot(const Expr& root) const {
+    bool found = false;
+    WalkExpr(root, [&](const Expr& expr) {
+      if (expr.op == OpKind::kDot) found = true;
+      if (expr.op == OpKind::kVar) {
+        auto it = defs_.find(expr.name);
+        if (it != defs_.end() && it->second.from_dot) found = true;
+      }
+    });
+    return found;
+  }
+
+  static std::string BaseKey(const Expr& base) {
+    return base.op == OpKind::kVar ? base.name
+                                   : fmt::format("{}", fmt::ptr(&base));
+  }
+
+  void Dots(const Expr& root, int depth) {
+    // A dot's operands loaded from refs go through shared memory (Triton
+    // stages them there for the MMA), not registers: the sweep's bf16
+    // 128x128x256 matmul compiles at 8 warps, though its 128x256 operand
+    // alone would ask for 16.
+    std::set<const Expr*> staged;
+    WalkExpr(root, [&](const Expr& expr) {
+      if (expr.op != OpKind::kDot) return;
+      for (size_t i = 0; i < expr.operands.size() && i < 2; ++i) {
+        const Expr& operand = *expr.operands[i];
+        if (operand.op == OpKind::kSubscript || operand.op == OpKind::kLoad) {
+          staged.insert(&operand);
+        }
+      }
+    });
+    WalkExpr(root, [&](const Expr& expr) {
+      if (!staged.count(&expr)) Tile(expr.type);
+      if (expr.op != OpKind::kDot || expr.operands.size() < 2) return;
+      int64_t pair = 0;
+      for (size_t i = 0; i < 2; ++i) {
+        const Expr& operand = *expr.operands[i];
+        const int64_t bytes = StaticBytes(operand.type);
+        pair += bytes;
+        if (operand.type.dtype == DType::kF32) footprint_.fma_dot = true;
+        if (depth == 0) continue;
+        int loaded_at = 0;
+        const Expr* load = Loaded(operand, &loaded_at);
+        // Loaded at the dot itself (-1) or by an assignment in the loop.
+        const bool streamed = load != nullptr && loaded_at != 0;
+        const std::string key = BaseKey(StripViews(operand));
+        if (streamed && load->type.dtype != operand.type.dtype) {
+          // Converted on the way (f32 -> fp8): the loads are pipelined in
+          // their own dtype, one copy fewer than the stages (measured,
+          // fp8_matmul_quant f32 128x128x128: 128 KiB per copy, 256 KiB at
+          // 3 stages), and the converted values pass through registers.
+          if (counted_.insert(key).second) {
+            footprint_.converted_bytes += StaticBytes(load->type);
+            footprint_.converted_words += RegisterWords(load->type);
+          }
+          continue;
+        }
+        if (streamed && counted_.insert(key).second) {
+          footprint_.streamed_bytes += bytes;
+        } else if (!streamed) {
+          footprint_.resident_bytes =
+              std::max(footprint_.resident_bytes, bytes);
+        }
+      }
+      footprint_.unpipelined_bytes =
+          std::max(footprint_.unpipelined_bytes, pair);
+      footprint_.pipelined_dot = footprint_.pipelined_dot || depth > 0;
+    });
+  }
+
+  void Tile(const Type& type) {
+    footprint_.largest_tile_elements =
+        std::max(footprint_.largest_tile_elements, StaticElements(type));
+  }
+
+  void Statement(const Stmt& stmt, int depth) {
+    for (const Value& result : stmt.results) Tile(result.type);
+    ForEachRootExpr(stmt, [&](const Expr& root) { Dots(root, depth); });
+    if (stmt.kind == StmtKind::kAssign && stmt.value && !stmt.results.empty()) {
+      Definition def;
+      int loaded_at = 0;
+      def.load = Loaded(*stmt.value, &loaded_at);
+      def.depth = def.load != nullptr && loaded_at >= 0 ? loaded_at : depth;
+      def.from_dot = FromDot(*stmt.value);
+      defs_[stmt.results[0].name] = def;
+    }
+    if ((stmt.kind == StmtKind::kStore || stmt.kind == StmtKind::kAtomic) &&
+        depth > 0 && stmt.value && FromDot(*stmt.value)) {
+      const int64_t bytes = StaticBytes(stmt.value->type);
+      footprint_.resident_bytes = std::max(footprint_.resident_bytes, bytes);
+      footprint_.unpipelined_bytes =
+          std::max(footprint_.unpipelined_bytes, bytes);
+    }
+    if (stmt.kind == StmtKind::kTileLoop && !stmt.regions.empty()) {
+      LoopLiveSet(stmt);
+    }
+    const int inner = depth + (stmt.kind == StmtKind::kTileLoop ? 1 : 0);
+    for (const tessera::Block& region : stmt.regions) Block(region, inner);
+  }
+
+  // The carried tiles plus the largest value of the body that neither is
+  // loaded (staged) nor replaces a carried value (`acc = acc * alpha`
+  // reuses acc's registers), directly or through such a replacement.
+  void LoopLiveSet(const Stmt& loop) {
+    std::set<std::string> carried;
+    int64_t live = 0;
+    for (const Value& arg : loop.iter_args) {
+      carried.insert(arg.name);
+      live += StaticElements(arg.type);
+      footprint_.carried_words += RegisterWords(arg.type);
+    }
+    int64_t largest_temporary = 0;
+    for (const Stmt& stmt : loop.regions[0].stmts) {
+      if (stmt.kind != StmtKind::kAssign || !stmt.value || stmt.results.empty())
+        continue;
+      const Expr& base = StripViews(*stmt.value);
+      if (base.op == OpKind::kLoad || base.op == OpKind::kSubscript) continue;
+      bool updates_carried = false;
+      WalkExpr(*stmt.value, [&](const Expr& expr) {
+        if (expr.op == OpKind::kVar && carried.count(expr.name))
+          updates_carried = true;
+      });
+      if (updates_carried) {
+        // Its result replaces the carried value (acc_2 = acc_1 * alpha,
+        // then acc_3 = acc_2 + p @ v).
+        carried.insert(stmt.results[0].name);
+        continue;
+      }
+      largest_temporary =
+          std::max(largest_temporary, StaticElements(stmt.results[0].type));
+    }
+    footprint_.fma_live_elements =
+        std::max(footprint_.fma_live_elements, live + largest_temporary);
+  }
+
+  Footprint& footprint_;
+  std::map<std::string, Definition> defs_;
+  std::set<std::string> counted_;
+};
 
 std::string KiB(int64_t bytes) {
   return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024.0);
@@ -85,44 +253,89 @@ std::string KiB(int64_t bytes) {
 GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
                           const GpuLaunchRequest& request) {
   Footprint footprint;
-  Measure(plan.device->body, 0, footprint);
+  FootprintWalk(footprint).Block(plan.device->body, 0);
   GpuLaunch launch;
   launch.largest_tile_elements = footprint.largest_tile_elements;
-  launch.shared_bytes_per_stage = footprint.dot_operand_bytes;
+  launch.shared_bytes_per_stage =
+      footprint.streamed_bytes + footprint.converted_bytes;
 
   // Warps: enough threads that the largest tile is at most
   // kGpuValuesPerThread values per thread (measured on sm_90a: a 128x128
   // f32 matmul spills with 4 warps, not with 8; a 128x256 f32 softmax
   // spills with 4, not with 8 or 16). With 16 warps a thread has only 128
   // registers, too few next to the MMA fragments of a dot (attention
-  // spills), so kernels with dots stop at 8.
-  const int64_t per_warp = 32 * kGpuValuesPerThread;
-  const int64_t needed = PowerOfTwoAtLeast(
-      (footprint.largest_tile_elements + per_warp - 1) / per_warp);
-  const int64_t max_warps =
-      footprint.dot_operand_bytes > 0 ? kGpuMaxWarpsWithDots : kGpuMaxWarps;
+  // spills), so kernels with dots stop at 8. Kernels with f32 (FMA) dots
+  // also keep their loops' live set within kGpuLiveValuesPerThreadFma.
+  const auto warps_for = [](int64_t elements, int64_t per_thread) {
+    const int64_t per_warp = 32 * per_thread;
+    return PowerOfTwoAtLeast((elements + per_warp - 1) / per_warp);
+  };
+  int64_t needed =
+      warps_for(footprint.largest_tile_elements, kGpuValuesPerThread);
+  const bool live_bound =
+      footprint.fma_dot && warps_for(footprint.fma_live_elements,
+                                     kGpuLiveValuesPerThreadFma) > needed;
+  if (live_bound) {
+    needed = warps_for(footprint.fma_live_elements, kGpuLiveValuesPerThreadFma);
+  }
+  // Converted dot operands: the loaded values and the carried tiles share
+  // the registers.
+  const int64_t converted_live =
+      footprint.converted_words > 0
+          ? footprint.carried_words + footprint.converted_words
+          : 0;
+  const bool conversion_bound =
+      !live_bound &&
+      warps_for(converted_live, kGpuLiveWordsPerThreadConverted) > needed;
+  if (conversion_bound) {
+    needed = warps_for(converted_live, kGpuLiveWordsPerThreadConverted);
+  }
+  const bool has_dot = footprint.unpipelined_bytes > 0;
+  const int64_t max_warps = has_dot ? kGpuMaxWarpsWithDots : kGpuMaxWarps;
   if (request.num_warps > 0) {
     launch.num_warps = request.num_warps;
   } else if (needed > max_warps) {
     // Emitted with the most warps when legality is not checked (the sweep
     // compiles it so to see that the compiler agrees).
     launch.num_warps = max_warps;
-    launch.problem = fmt::format(
-        "a tile of {} elements needs {} warps to stay within {} values per "
-        "thread (at most {} warps per program{}); choose smaller blocks",
-        footprint.largest_tile_elements, needed, kGpuValuesPerThread, max_warps,
-        max_warps == kGpuMaxWarps ? "" : " with a dot");
+    launch.problem =
+        conversion_bound
+            ? fmt::format(
+                  "an inner loop converting dot operands keeps {} registers "
+                  "of loaded values and carried tiles, which needs {} warps "
+                  "to stay within {} per thread (at most {} warps per program "
+                  "with a dot); choose smaller blocks",
+                  converted_live, needed, kGpuLiveWordsPerThreadConverted,
+                  max_warps)
+        : live_bound
+            ? fmt::format(
+                  "an inner loop with f32 dots keeps {} values live (its "
+                  "carried tiles and its largest temporary), which needs {} "
+                  "warps to stay within {} values per thread (at most {} "
+                  "warps per program with a dot; f32 dots are FMA loops on "
+                  "Triton); choose smaller blocks",
+                  footprint.fma_live_elements, needed,
+                  kGpuLiveValuesPerThreadFma, max_warps)
+            : fmt::format(
+                  "a tile of {} elements needs {} warps to stay within {} "
+                  "values per thread (at most {} warps per program{}); choose "
+                  "smaller blocks",
+                  footprint.largest_tile_elements, needed, kGpuValuesPerThread,
+                  max_warps, max_warps == kGpuMaxWarps ? "" : " with a dot");
   } else {
     launch.num_warps = std::max(kGpuMinWarps, needed);
   }
 
-  // Stages: one copy of the dot operands per stage when the dot is in a
-  // pipelined inner loop (measured: 128x128 bf16 operands, 3 stages =
-  // 192 KiB); the default is lowered until the copies fit.
-  const int64_t per_stage = footprint.dot_operand_bytes;
+  // Stages: one copy of the streamed dot operands per stage, next to the
+  // resident buffers (measured, attention f32 with 64x128 blocks and 2
+  // stages: 2 x (k + v) + q = 288 KiB); one stage reuses every buffer. The
+  // default is lowered until the copies fit.
   const auto shared_bytes = [&](int64_t stages) {
-    return footprint.pipelined_dot ? per_stage * std::max<int64_t>(stages, 1)
-                                   : per_stage;
+    if (!footprint.pipelined_dot || stages <= 1) {
+      return footprint.unpipelined_bytes;
+    }
+    return footprint.streamed_bytes * stages +
+           footprint.converted_bytes * (stages - 1) + footprint.resident_bytes;
   };
   launch.num_stages =
       request.num_stages > 0 ? request.num_stages : kGpuDefaultStages;
@@ -135,11 +348,11 @@ GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
   if (!launch.problem &&
       shared_bytes(launch.num_stages) > kGpuSharedMemoryBytes) {
     launch.problem = fmt::format(
-        "the dot operands need {} of shared memory per stage, {} with "
-        "num_stages {}: more than the GPU's {} per program; choose smaller "
-        "blocks{}",
-        KiB(per_stage), KiB(shared_bytes(launch.num_stages)), launch.num_stages,
-        KiB(kGpuSharedMemoryBytes),
+        "the dots need {} of shared memory with num_stages {} ({} of "
+        "operands per stage): more than the GPU's {} per program; choose "
+        "smaller blocks{}",
+        KiB(shared_bytes(launch.num_stages)), launch.num_stages,
+        KiB(footprint.streamed_bytes), KiB(kGpuSharedMemoryBytes),
         request.num_stages > 1 ? " or fewer stages" : "");
   }
   return launch;

@@ -19,6 +19,15 @@ inline constexpr int64_t kGpuSharedMemoryBytes = 227 * 1024;
 // Register budget of the policy: values of the largest tile per thread (a
 // thread has at most 255 registers; operands and temporaries need the rest).
 inline constexpr int64_t kGpuValuesPerThread = 64;
+// Kernels with f32 dots (Triton FMA loops): values live per thread across
+// an inner loop (measured on sm_90a, attention f32 at 8 warps: 97 per thread
+// with 128x64 blocks compiles without spills, 129 with 128x128 spills).
+inline constexpr int64_t kGpuLiveValuesPerThreadFma = 112;
+// Dots whose operands are converted from loads of another dtype (f32 ->
+// fp8): 32-bit registers per thread of the loaded values and the carried
+// tiles (fp8_matmul_quant 128x128x128 at 8 warps: 128 from bf16 loads
+// compiles, 192 from f32 loads spills with 1 or 2 stages).
+inline constexpr int64_t kGpuLiveWordsPerThreadConverted = 128;
 inline constexpr int64_t kGpuMinWarps = 4;
 inline constexpr int64_t kGpuMaxWarps = 16;
 inline constexpr int64_t kGpuMaxWarpsWithDots = 8;
@@ -35,10 +44,15 @@ struct GpuLaunch {
   int64_t num_stages = kGpuDefaultStages;
   // What the kernel's footprint was taken to be (for messages and docs).
   int64_t largest_tile_elements = 0;
+  // Dot operands streamed by each software-pipeline stage.
   int64_t shared_bytes_per_stage = 0;
   // Set when no launch fits: the reason, for a located error.
   std::optional<std::string> problem;
 };
+
+// Triton's tensors are powers of two in every dim: the block a tile or a
+// whole dim of `n` elements takes.
+int64_t PowerOfTwoAtLeast(int64_t n);
 
 GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
                           const GpuLaunchRequest& request);

@@ -36,16 +36,21 @@ class GpuTarget : public PallasTarget {
 
   // Triton's tensors have power-of-two sizes in every dim (Pallas checks
   // the loads and stores, jax/_src/pallas/triton/lowering.py,
-  // _check_tensor_size); a whole dim must be one too when it is static.
+  // _check_tensor_size): tiles' blocks and whole static dims are rounded up
+  // (KernelBlockSize), the tail zero-padded on the host and masked where a
+  // reduction or a contraction reads it.
+  int64_t KernelBlockSize(int64_t size) const override {
+    return PowerOfTwoAtLeast(size);
+  }
+  std::string KernelBlockSizeText(const std::string& size) const override {
+    return fmt::format("pl.next_power_of_2({})", size);
+  }
   std::optional<std::string> CheckBlock(std::span<const BlockDim> block,
                                         DType) const override {
     for (size_t d = 0; d < block.size(); ++d) {
-      const bool symbolic_whole = block[d].is_full && block[d].size == 0;
-      if (!symbolic_whole && !IsPowerOfTwo(block[d].size)) {
-        return fmt::format(
-            "dim {} of the block is {}{}, not a power of two (Triton's "
-            "blocks are powers of two; tile that dim with hl.tile)",
-            d, block[d].size, block[d].is_full ? " (the whole dim)" : "");
+      if (!block[d].is_full && !IsPowerOfTwo(block[d].size)) {
+        return fmt::format("dim {} of the block is {}, not a power of two", d,
+                           block[d].size);
       }
     }
     return std::nullopt;
@@ -143,8 +148,11 @@ class GpuTarget : public PallasTarget {
   }
 
   // What Pallas's Mosaic GPU lowering (jax 0.10) does not take from this
-  // launcher yet: jnp dots, and reductions over some of the axes of a
-  // loaded block ("No support for axes yet" for its strided layout).
+  // launcher yet: jnp dots, iotas ("Failed to infer the output layout of
+  // the iota"; a plgpu.layout_cast to the loads' strided layout fixes a
+  // full-shape iota, but not the (n, 1) rows tile.index broadcasts), and
+  // reductions over some of the axes of a loaded block ("No support for
+  // axes yet" for its strided layout).
   static void ReportMosaicUnsupported(const Module& module,
                                       const Function& device,
                                       DiagnosticEngine& diagnostics) {
@@ -160,6 +168,14 @@ class GpuTarget : public PallasTarget {
                 "the mosaic launcher of pallas-gpu does not lower dots yet "
                 "(they need plgpu.wgmma with an f32 plgpu.ACC accumulator); "
                 "use configs/pallas_gpu_triton.toml");
+          } else if (expr.op == OpKind::kTileIndex) {
+            reported = true;
+            diagnostics.Error(
+                module.source_file, stmt.loc,
+                "the mosaic launcher of pallas-gpu does not lower tile.index "
+                "or hl.rand yet (Mosaic GPU gives an iota no register layout "
+                "of its own and cannot broadcast its (n, 1) rows); use "
+                "configs/pallas_gpu_triton.toml");
           } else if (IsReduction(expr.op) && !expr.operands.empty() &&
                      expr.type.rank() != 0) {
             reported = true;
@@ -189,7 +205,16 @@ absl::StatusOr<EmittedFile> EmitGpuKernelModule(const Module& module,
                                                 const Function& host,
                                                 const GpuModuleOptions& options,
                                                 DiagnosticEngine& diagnostics) {
-  const GpuTarget target(options);
+  // The kernel's own helion.Config(num_warps=, num_stages=) where the
+  // pipeline config leaves them to the policy.
+  GpuModuleOptions kernel_options = options;
+  for (auto [name, slot] :
+       {std::pair{"num_warps", &kernel_options.num_warps},
+        std::pair{"num_stages", &kernel_options.num_stages}}) {
+    const int64_t* from_kernel = GetAttr<int64_t>(host.attrs, name);
+    if (*slot == 0 && from_kernel != nullptr) *slot = *from_kernel;
+  }
+  const GpuTarget target(kernel_options);
   PallasModuleOptions common;
   common.launcher = options.launcher;
   common.check_legality = options.check_legality;

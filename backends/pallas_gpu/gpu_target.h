@@ -15,7 +15,9 @@ namespace tessera::pallas {
 struct GpuModuleOptions {
   Launcher launcher = Launcher::kTriton;
   // Triton's CompilerParams: warps per program and software-pipeline
-  // stages of the loads in inner loops; 0: chosen by gpu_policy.h.
+  // stages of the loads in inner loops; 0: the kernel's own (the host
+  // function's `num_warps` / `num_stages` attrs, from its decorator's
+  // helion.Config), else chosen by gpu_policy.h.
   int64_t num_warps = 0;
   int64_t num_stages = 0;
   bool check_legality = true;

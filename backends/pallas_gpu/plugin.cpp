@@ -65,12 +65,14 @@ bool Register(PluginRegistrar* registrar) {
   option("launcher", OptionType::kString, std::string("triton"),
          "the Pallas GPU lowering", {"triton", "mosaic"});
   option("num_warps", OptionType::kInt, int64_t{0},
-         "triton: warps per program (CompilerParams); 0: from the largest "
-         "tile, 64 values per thread",
+         "triton: warps per program (CompilerParams); 0: the kernel's "
+         "helion.Config(num_warps=...), else from the largest tile, 64 "
+         "values per thread",
          {});
   option("num_stages", OptionType::kInt, int64_t{0},
-         "triton: software-pipeline stages of inner-loop loads; 0: up to 3, "
-         "as many as the dot operands fit in 227 KiB of shared memory",
+         "triton: software-pipeline stages of inner-loop loads; 0: the "
+         "kernel's helion.Config(num_stages=...), else up to 3, as many as "
+         "the dot operands fit in 227 KiB of shared memory",
          {});
   option("check_legality", OptionType::kBool, true,
          "reject blocks that are not powers of two, or that fit no launch "

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,14 @@ struct LambdaParams {
   std::vector<Param> params;
 };
 
+// Launch settings a kernel's decorator fixes for GPU backends
+// (`config=helion.Config(num_warps=4, num_stages=2)`; with `configs=[...]`
+// the first one that sets them).
+struct LaunchHints {
+  std::optional<int64_t> num_warps;
+  std::optional<int64_t> num_stages;
+};
+
 struct KernelDef {
   std::string name;
   SourceLoc loc;  // of the `def` keyword
@@ -134,6 +143,7 @@ struct KernelDef {
   // gives none for it.
   std::vector<int64_t> config_block_sizes;
   SourceLoc config_loc;  // of `block_sizes`
+  LaunchHints launch;
   std::vector<Param> params;
   std::vector<PyStmt> body;
 };

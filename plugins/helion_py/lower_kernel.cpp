@@ -282,6 +282,12 @@ bool KernelLowering::LowerOnce() {
   function_.name = kernel_.name;
   function_.kind = FunctionKind::kKernel;
   function_.loc = kernel_.loc;
+  if (kernel_.launch.num_warps) {
+    SetAttr(function_.attrs, "num_warps", *kernel_.launch.num_warps);
+  }
+  if (kernel_.launch.num_stages) {
+    SetAttr(function_.attrs, "num_stages", *kernel_.launch.num_stages);
+  }
   env_.clear();
   py_names_.clear();
   taken_.clear();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <string>
 
@@ -55,6 +56,7 @@ ParsedFile Parser::Run() {
       if (IsKernelDecorator(file.imports)) {
         kernel_decorator = true;
         ReadDecoratorConfig(file.imports, decorated);
+        decorated.launch = ReadLaunchHints();
       }
       SkipStatement();
       continue;
@@ -89,6 +91,37 @@ void Parser::SkipStatement() {
   }
   if (!AtEnd()) ++pos_;  // NEWLINE
   if (Peek().kind == TokenKind::kIndent) SkipBlock();
+}
+
+LaunchHints Parser::ReadLaunchHints() const {
+  // `name = <int>` anywhere in the decorator's call, first one wins; the
+  // decorator is otherwise skipped (block sizes come from the source and
+  // the pipeline config).
+  LaunchHints hints;
+  int depth = 0;
+  for (size_t p = pos_ + 1; p + 2 < tokens_.size(); ++p) {
+    const Token& token = tokens_[p];
+    if (token.IsOp("(") || token.IsOp("[")) ++depth;
+    if (token.IsOp(")") || token.IsOp("]")) --depth;
+    if (token.kind == TokenKind::kNewline && depth <= 0) break;
+    if (token.kind != TokenKind::kName || !tokens_[p + 1].IsOp("=") ||
+        tokens_[p + 2].kind != TokenKind::kNumber) {
+      continue;
+    }
+    std::optional<int64_t>* slot = token.IsName("num_warps") ? &hints.num_warps
+                                   : token.IsName("num_stages")
+                                       ? &hints.num_stages
+                                       : nullptr;
+    if (slot == nullptr || slot->has_value()) continue;
+    int64_t value = 0;
+    const std::string_view text = tokens_[p + 2].text;
+    const auto [end, error] =
+        std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error == std::errc() && end == text.data() + text.size() && value > 0) {
+      *slot = value;
+    }
+  }
+  return hints;
 }
 
 void Parser::SkipBlock() {

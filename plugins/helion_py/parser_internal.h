@@ -115,6 +115,8 @@ class Parser {
   // `@helion.kernel`, `@helion.kernel(...)`, `@kernel` (from helion import
   // kernel), through any alias the imports made.
   bool IsKernelDecorator(const ImportMap& imports) const;
+  // num_warps / num_stages set in the kernel decorator at pos_.
+  LaunchHints ReadLaunchHints() const;
 
   std::string ReadDotted(size_t& p) const;
 

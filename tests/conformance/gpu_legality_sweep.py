@@ -35,10 +35,20 @@ def cases(quick):
     for dtype in ("bfloat16", "float32"):
         for block in blocks:
             yield "matmul", [(512, 512), (512, 512)], dtype, block
+    # Two f32 (FMA) dots in a loop with carried tiles: the live-set rule, and
+    # shared memory with operands loaded before the loop (q) and in it (k, v).
+    attention = [(1, 2, 256, 128)] * 3
+    for block in ((1, 128, 128), (1, 128, 64)) if quick else \
+            ((1, 128, 128), (1, 128, 64), (1, 64, 128), (1, 64, 64)):
+        yield "attention", attention, "float32", block
+    yield "k_grid_matmul", [(256, 384), (384, 128)], "bfloat16", (128, 128)
     rows = (1, 8, 32) if not quick else (8, 32)
     for dtype in ("float32",):
         for rows_per_program in rows:
             yield "softmax", [(256, 2048)], dtype, (rows_per_program,)
+    # Rows of 300 are blocks of 512 on the GPU (rounded up, tail masked).
+    for rows_per_program in (32, 128) if not quick else (128,):
+        yield "softmax", [(200, 300)], "float32", (rows_per_program,)
 
 
 def compile_case(args, kernel, shapes, dtype, block, checked, out_dir):

@@ -63,5 +63,33 @@ TEST(ParamDefaults, ExpressionDefaultIsAnError) {
       << r.diagnostics;
 }
 
+// `@helion.kernel(config=helion.Config(..., num_warps=4, num_stages=2))`
+// reaches the IR as the kernel's `num_warps` / `num_stages` attrs (GPU
+// backends launch with them); block sizes in the config are not read, and
+// a decorator without them leaves no attr.
+TEST(KernelLaunchHints, DecoratorConfigWarpsAndStagesBecomeAttrs) {
+  std::string source = Kernel("x: torch.Tensor, eps: float = 1e-5");
+  const std::string plain = "@helion.kernel()";
+  const std::string configured =
+      "@helion.kernel(\n    config=helion.Config(block_sizes=[64, 64], "
+      "num_warps=4, num_stages=2),\n    static_shapes=True,\n)";
+  std::string with_config = source;
+  with_config.replace(with_config.find(plain), plain.size(), configured);
+  CompileResult r = Compile(with_config);
+  ASSERT_TRUE(r.module) << r.diagnostics;
+  const AttrList& attrs = r.module->functions[0].attrs;
+  ASSERT_NE(GetAttr<int64_t>(attrs, "num_warps"), nullptr) << r.ir;
+  EXPECT_EQ(*GetAttr<int64_t>(attrs, "num_warps"), 4);
+  ASSERT_NE(GetAttr<int64_t>(attrs, "num_stages"), nullptr) << r.ir;
+  EXPECT_EQ(*GetAttr<int64_t>(attrs, "num_stages"), 2);
+  EXPECT_NE(r.ir.find("num_warps = 4, num_stages = 2"), std::string::npos)
+      << r.ir;
+
+  CompileResult none = Compile(source);
+  ASSERT_TRUE(none.module) << none.diagnostics;
+  EXPECT_EQ(GetAttr<int64_t>(none.module->functions[0].attrs, "num_warps"),
+            nullptr);
+}
+
 }  // namespace
 }  // namespace tessera::helion_py::testing

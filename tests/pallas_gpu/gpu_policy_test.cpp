@@ -12,8 +12,9 @@
 namespace tessera::pallas {
 namespace {
 
-std::string ReadInput(const std::string& name) {
-  std::ifstream in(std::string(PALLAS_INPUTS) + "/" + name);
+std::string ReadInput(const std::string& name,
+                      const std::string& folder = PALLAS_INPUTS) {
+  std::ifstream in(folder + "/" + name);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -97,8 +98,98 @@ TEST(GpuPolicy, StagesThatOverflowSharedMemoryAreALocatedError) {
   EXPECT_FALSE(result.ok);
   EXPECT_TRUE(Contains(result.diagnostics, "examples/matmul.py:26:5: error:"))
       << result.diagnostics;
-  EXPECT_TRUE(Contains(result.diagnostics, "256.0 KiB with num_stages 2"))
+  EXPECT_TRUE(Contains(result.diagnostics,
+                       "256.0 KiB of shared memory with num_stages 2"))
       << result.diagnostics;
+}
+
+// k_grid_matmul bf16 (tessera compile --emit=ir, 128x128 blocks): the
+// atomic_add of the dot's result inside the loop takes it out of the MMA
+// layout through 64 KiB of shared memory next to the 64 KiB of operands per
+// stage; sm_90a measured 256 KiB with 3 stages, 192 KiB with 2.
+TEST(GpuPolicy, StoredDotResultInALoopCountsItsLayoutConversion) {
+  Result result = Emit(ReadInput("k_grid_matmul_bf16.tir", GPU_INPUTS));
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code,
+                       "pltriton.CompilerParams(num_warps=8, num_stages=2)"))
+      << result.code;
+}
+
+// attention f32 at 128x128 blocks: f32 dots are FMA loops whose carried
+// acc (128x128) and qk (128x128) are live together; 8 warps spill 88 B
+// (bf16, on tensor cores, compiles: conformance_gpu's attention rows).
+TEST(GpuPolicy, F32DotLoopLiveSetPastEightWarpsIsALocatedError) {
+  Result result = Emit(ReadInput("attention_f32.tir", GPU_INPUTS));
+  EXPECT_FALSE(result.ok);
+  EXPECT_TRUE(
+      Contains(result.diagnostics, "examples/attention.py:44:5: error:"))
+      << result.diagnostics;
+  EXPECT_TRUE(Contains(result.diagnostics, "keeps 33024 values live"))
+      << result.diagnostics;
+}
+
+// layer_norm f32 [200, 300] (tessera compile --emit=ir): Triton's tensors
+// are powers of two, so the whole row of 300 is a block of 512, zero-padded
+// on the host; the means mask the tail and divide by 300, not 512; the
+// 128-row tile's block stays 128 (the grid's edge block is padded too).
+TEST(GpuTriton, WholeDimsAreRoundedUpToAPowerOfTwoAndMasked) {
+  GpuModuleOptions options;
+  options.num_warps = 16;  // 128 x 512 f32 rows: more than the policy allows
+  Result result =
+      Emit(ReadInput("layer_norm_ragged_f32.tir", GPU_INPUTS), options);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code, "pl.BlockSpec((128, 512), lambda tile_m"))
+      << result.code;
+  EXPECT_TRUE(Contains(result.code, "_pad_to_multiple(x, (128, 512))"))
+      << result.code;
+  EXPECT_TRUE(Contains(
+      result.code,
+      "jnp.sum(_mask_tail(acc, 1, 0, 300, 0), axis=1, keepdims=True) / 300"))
+      << result.code;
+  EXPECT_TRUE(Contains(result.code, "_mask_tail("));
+  EXPECT_FALSE(Contains(result.code, "jnp.mean(")) << result.code;
+  // The default launch is rejected: a 128 x 512 f32 tile needs 32 warps.
+  Result checked = Emit(ReadInput("layer_norm_ragged_f32.tir", GPU_INPUTS));
+  EXPECT_FALSE(checked.ok);
+  EXPECT_TRUE(Contains(checked.diagnostics, "a tile of 65536 elements"))
+      << checked.diagnostics;
+}
+
+// `@helion.kernel(config=helion.Config(num_warps=4, num_stages=1))`: the
+// frontend records them on the kernel (host function attrs); they apply
+// where the pipeline config leaves the choice to the policy.
+TEST(GpuPolicy, KernelConfigWarpsAndStagesApplyUnlessConfigured) {
+  std::string text =
+      Replaced(Matmul(), "-> (ref<f32[256, 256]>) @18:1",
+               "-> (ref<f32[256, 256]>) {num_warps = 4, num_stages = 1} @18:1");
+  ASSERT_NE(text, Matmul());
+  Result result = Emit(text);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code,
+                       "pltriton.CompilerParams(num_warps=4, num_stages=1)"))
+      << result.code;
+  GpuModuleOptions configured;
+  configured.num_warps = 16;
+  Result overridden = Emit(text, configured);
+  ASSERT_TRUE(overridden.ok) << overridden.diagnostics;
+  EXPECT_TRUE(Contains(overridden.code,
+                       "pltriton.CompilerParams(num_warps=16, num_stages=1)"))
+      << overridden.code;
+}
+
+// A symbolic whole dim (layer_norm.tir: x is [m, n]) is rounded when the
+// host function is traced: padded to pl.next_power_of_2(n), the kernel's
+// shapes take it as a kwarg, reductions mask past n.
+TEST(GpuTriton, SymbolicWholeDimsAreRoundedWhenTraced) {
+  Result result = Emit(ReadInput("layer_norm.tir"));
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(
+      Contains(result.code, "_pad_to_multiple(x, (16, pl.next_power_of_2(n)))"))
+      << result.code;
+  EXPECT_TRUE(Contains(result.code,
+                       "out_specs=pl.BlockSpec((16, pl.next_power_of_2(n))"))
+      << result.code;
+  EXPECT_TRUE(Contains(result.code, "_mask_tail(")) << result.code;
 }
 
 TEST(GpuPolicy, ConfiguredWarpsAreKept) {
