@@ -187,6 +187,15 @@ class KernelLowering {
   ExprPtr CoerceForStore(Val value, const Type& region, SourceLoc loc);
   void Store(const Node& target, Val value, SourceLoc loc);
   void Atomic(const std::string& op, CallArgs& args);
+  bool GatherIndex(Val& item, SourceLoc item_loc, bool is_load, IndexList& out);
+  bool RejectScatter(const IndexList& indices, SourceLoc loc,
+                     std::string_view what);
+  // hl.load / hl.store (lower_calls_memory.cpp).
+  Val LoadCall(CallArgs& args);
+  void StoreCall(CallArgs& args);
+  bool IndexListArg(const Val& ref, const Val& index, SourceLoc index_loc,
+                    IndexList& out);
+  Val ApplyExtraMask(Val loaded, const Val& mask, SourceLoc mask_loc);
 
   void Emit(Stmt stmt);
   std::string Fresh(const std::string& base);
