@@ -10,6 +10,7 @@ void Walk(const Expr& expr, const std::map<std::string, const Expr*>& defs,
     auto def = defs.find(expr.name);
     // SSA definitions form no cycles; the depth bound guards malformed IR.
     if (def != defs.end() && depth < 64) {
+      fn(expr, expanded);
       Walk(*def->second, defs, true, depth + 1, fn);
       return;
     }

@@ -21,9 +21,9 @@ namespace tessera::pallas {
 // The tensor-valued assignments of `device`, by result name.
 std::map<std::string, const Expr*> TensorDefinitions(const Function& device);
 
-// Walks a gather index as it is evaluated row by row: tensor values are
-// replaced by their definitions. `fn` sees every node with `expanded` true
-// inside a definition (not in the index expression itself).
+// Walks a gather index as it is evaluated row by row: after a tensor value
+// comes its definition. `fn` sees every node, with `expanded` true inside a
+// definition (not in the index expression itself).
 void WalkGatherIndex(const Expr& index,
                      const std::map<std::string, const Expr*>& defs,
                      const std::function<void(const Expr&, bool)>& fn);

@@ -20,6 +20,7 @@ KERNELS = (
     "chunk_sums", "k_grid_matmul", "tunable_split_k", "fp8_matmul_quant",
     "grid_bmm",
     "jagged_sum", "jagged_mean", "jagged_softmax", "embedding",
+    "embedding_rows", "gather_gemv", "masked_splice", "jagged_gather_sum",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -121,6 +122,28 @@ SPECS = {
                             dtypes=("float32",), arg_dtypes=("int32", None),
                             large=(LargeCase("vocab 8192 d 256 n 4096",
                                              [(4096,), (8192, 256)], "float32"),)),
+    # Gathers (docs/tpu_legality.md): rows selected by an index vector, one
+    # dynamic-slice load per row, 32-bit rows only (packed rows are E2003).
+    "embedding_rows": KernelSpec({"even": [(256,), (512, 256)],
+                                  "ragged": [(300,), (1000, 200)]},
+                                 dtypes=("float32",), arg_dtypes=("int32", None),
+                                 large=(LargeCase("vocab 8192 d 256 n 4096",
+                                                  [(4096,), (8192, 256)], "float32"),)),
+    # A gathered row is read with whole lanes: s (the lane dim of the
+    # gathered rows) is one block wide; several lane blocks are Mosaic's
+    # "dynamic load with unaligned indices" (docs/tpu_legality.md).
+    "gather_gemv": KernelSpec({"even": [(4, 128, 128), (3,), (128, 256)],
+                               "ragged": [(3, 128, 128), (5,), (128, 200)]},
+                              dtypes=("float32",), arg_dtypes=(None, "int32", None)),
+    # bf16: Mosaic 0.0.42 cannot relayout the i1 mask of a bf16 select
+    # ("Invalid relayout ... vector<128x128xi1>") in this kernel.
+    "masked_splice": KernelSpec({"even": _same((256, 384), 2),
+                                 "ragged": _same((200, 300), 2)},
+                                dtypes=("float32",)),
+    "jagged_gather_sum": KernelSpec({"even": [(512, 256), (128,), (128,)],
+                                     "ragged": [(300, 200), (150,), (150,)]},
+                                    dtypes=("float32",),
+                                    arg_dtypes=(None, "int32", "int32")),
 }
 
 
