@@ -68,8 +68,8 @@ class TpuTarget : public PallasTarget {
     return fmt::format(
         "gathering rows of {} is not supported on the TPU: a row at a "
         "data-dependent offset loads only for 32-bit types ({}-bit rows "
-        "are packed in pairs or quads of sublanes, and Mosaic rejects the "
-        "unaligned access: E2003); gather from a float32 / int32 table",
+        "are packed two or four to a 32-bit sublane word, and Mosaic rejects "
+        "the unaligned access: E2003); gather from a float32 / int32 table",
         DTypeName(dtype), DTypeBytes(dtype) * 8);
   }
 
