@@ -160,6 +160,24 @@ std::string DeviceEmitter::GatherLoad(const Expr& load,
                     ref_name, TypeToString(load.type)));
     return "None";
   }
+  // A gathered row is read with whole lanes: a row at a dynamic sublane
+  // offset with a lane window is "dynamic load with unaligned indices" in
+  // Mosaic. A load that takes one lane block of [rows, lanes] gathers whole
+  // rows and reads the block from the gathered rows (an aligned lane offset).
+  const size_t lane_position = load.indices.size() - 1;
+  const bool lane_window =
+      load.indices[lane_position].kind != IndexKind::kSlice &&
+      !(ref->dims.size() == rank &&
+        ref->dims[rank - 1].kind == SpecKind::kBlocked &&
+        load.indices[lane_position].kind == IndexKind::kTile);
+  if (lane_window && (load.indices.size() != 2 || rank != 2)) {
+    Fail(
+        fmt::format("a gather from '{}' that reads part of its last dim "
+                    "needs a rank-2 table indexed [rows, lanes] (the rows "
+                    "are gathered whole, then the lanes read)",
+                    ref_name));
+    return "None";
+  }
   const std::string row = Fresh("row");
   std::optional<std::string> index =
       GatherIndexRow(*load.indices[gather_position].expr, row, 0);
@@ -179,16 +197,30 @@ std::string DeviceEmitter::GatherLoad(const Expr& load,
       start->type = Type::Scalar(DType::kI32);
       one_row.push_back(
           Index(IndexKind::kRange, std::move(start), Dim::Static(1)));
+    } else if (i == lane_position && lane_window) {
+      one_row.push_back(Index(IndexKind::kSlice));
     } else {
       one_row.push_back(CloneIndex(load.indices[i]));
     }
   }
   const std::string read = RefAccess(ref_name, one_row, false);
   value_aliases_.erase(placeholder);
+  Shape rows_shape = shape;
   std::vector<int64_t> sizes;
   for (const Dim& d : shape) sizes.push_back(d.is_static() ? d.size : -1);
+  std::string host_shape = HostShape(rows_shape);
+  if (lane_window) {
+    // The scratch holds whole (padded) rows of the table as the kernel
+    // sees it.
+    auto array = host_.ref_arrays.find(ref_name);
+    host_shape =
+        fmt::format("({}, {}.shape[1])", shape[0].size,
+                    array != host_.ref_arrays.end() ? array->second : ref_name);
+    sizes.back() =
+        ref->type.shape[1].is_static() ? ref->type.shape[1].size : -1;
+  }
   std::optional<std::string> scratch =
-      plan_.target->ScratchShape(HostShape(shape), JnpDType(load.type.dtype));
+      plan_.target->ScratchShape(host_shape, JnpDType(load.type.dtype));
   if (!scratch) {
     Fail(fmt::format("the {} backend has no scratch buffers for gathers",
                      plan_.target->backend_name()));
@@ -198,8 +230,17 @@ std::string DeviceEmitter::GatherLoad(const Expr& load,
       AddScratch(ref_name + "_rows", *scratch,
                  VmemBuffer{fmt::format("gathered rows of {}", ref_name),
                             StaticBytes(sizes, load.type.dtype), 1});
-  return fmt::format("{}(lambda {}: {}, {})", state_.GatherRows(), row, read,
-                     rows);
+  const std::string gathered = fmt::format(
+      "{}(lambda {}: {}, {})", state_.GatherRows(), row, read, rows);
+  if (!lane_window) return gathered + "[...]";
+  // The lane block, read from the gathered rows as from the table itself.
+  IndexList block;
+  block.push_back(Index(IndexKind::kSlice));
+  block.push_back(CloneIndex(load.indices[lane_position]));
+  value_aliases_[ref_name] = gathered;
+  const std::string lanes = RefAccess(ref_name, block, false);
+  value_aliases_.erase(ref_name);
+  return lanes;
 }
 
 }  // namespace tessera::pallas

@@ -129,12 +129,15 @@ SPECS = {
                                  dtypes=("float32",), arg_dtypes=("int32", None),
                                  large=(LargeCase("vocab 8192 d 256 n 4096",
                                                   [(4096,), (8192, 256)], "float32"),)),
-    # A gathered row is read with whole lanes: s (the lane dim of the
-    # gathered rows) is one block wide; several lane blocks are Mosaic's
-    # "dynamic load with unaligned indices" (docs/tpu_legality.md).
+    # Rows are gathered whole (a row at a dynamic offset loads with whole
+    # lanes only), then each k block is read from them: ragged s = 136 has
+    # two lane blocks.
     "gather_gemv": KernelSpec({"even": [(4, 128, 128), (3,), (128, 256)],
-                               "ragged": [(3, 128, 128), (5,), (128, 200)]},
-                              dtypes=("float32",), arg_dtypes=(None, "int32", None)),
+                               "ragged": [(3, 136, 136), (5,), (136, 200)]},
+                              dtypes=("float32",), arg_dtypes=(None, "int32", None),
+                              large=(LargeCase("b 8 s 512 n 64 m 256",
+                                               [(8, 512, 512), (64,), (512, 256)],
+                                               "float32"),)),
     # bf16: Mosaic 0.0.42 cannot relayout the i1 mask of a bf16 select
     # ("Invalid relayout ... vector<128x128xi1>") in this kernel.
     "masked_splice": KernelSpec({"even": _same((256, 384), 2),
@@ -143,7 +146,10 @@ SPECS = {
     "jagged_gather_sum": KernelSpec({"even": [(512, 256), (128,), (128,)],
                                      "ragged": [(300, 200), (150,), (150,)]},
                                     dtypes=("float32",),
-                                    arg_dtypes=(None, "int32", "int32")),
+                                    arg_dtypes=(None, "int32", "int32"),
+                                    large=(LargeCase("total 8192 m 512 segments 2048",
+                                                     [(8192, 512), (2048,), (2048,)],
+                                                     "float32"),)),
 }
 
 
