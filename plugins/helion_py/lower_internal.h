@@ -288,6 +288,8 @@ class KernelLowering {
   std::set<std::string> taken_;
   std::set<std::string> python_names_;
   std::set<std::string> param_symbols_;
+  // Size symbols computed inside tile loops (defined only there).
+  std::set<std::string> device_symbols_;
   std::set<std::string> rank_generic_params_;
   std::vector<Block*> blocks_;
   // Facts about the source alone, the same in every pass: computed once.
