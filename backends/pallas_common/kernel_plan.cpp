@@ -623,6 +623,17 @@ bool PlanBuilder::CheckIndirectAccess() {
   }
   for (const RefPlan& ref : plan_.refs) {
     if (!ref.scalar_prefetch) continue;
+    const bool indexes_gather =
+        std::any_of(ref.accesses.begin(), ref.accesses.end(),
+                    [](const RefAccess& access) { return access.per_row; });
+    if (indexes_gather) {
+      return Error(plan_.launch->loc,
+                   fmt::format("gathers are not supported by {} yet: the "
+                               "rows a gather selects are read from index "
+                               "tensor {} one element at a time (scalar "
+                               "prefetch)",
+                               backend, ref.name));
+    }
     return Error(plan_.launch->loc,
                  fmt::format("scalar prefetch (ref {} is read one element at "
                              "a time) is not supported by {} yet",

@@ -45,7 +45,8 @@ def compile_kernel(args, kernel, launcher, dtype, names, shapes, out_dir):
         old.unlink()
     command = [args.tessera, "compile", f"examples/{kernel}.py",
                f"--config=configs/pallas_gpu_{launcher}.toml", "--emit=code",
-               *kernel_table.arg_flags(names, shapes, dtype), f"--output={out_dir}/"]
+               *kernel_table.arg_flags(names, shapes, dtype, kernel_table.SPECS[kernel]),
+               f"--output={out_dir}/"]
     result = subprocess.run(command, cwd=args.source_dir, capture_output=True, text=True)
     if result.returncode != 0:
         located = LOCATED.search(result.stderr + result.stdout)
