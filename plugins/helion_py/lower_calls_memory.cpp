@@ -135,6 +135,10 @@ void KernelLowering::StoreCall(CallArgs& args) {
   }
   ExprPtr stored = CoerceForStore(value->Clone(), *region, c.LocOf(2, "value"));
   if (!stored) return;
+  if (!IsNoneArg(mask) && mask->IsNumber()) {
+    if (mask->AsDouble() == 0) return;  // nothing is written
+    mask = nullptr;
+  }
   if (!IsNoneArg(mask)) {
     // Where the mask is false the region keeps its contents: read them and
     // select.
@@ -146,6 +150,10 @@ void KernelLowering::StoreCall(CallArgs& args) {
                         std::move(old_indices));
     Val kept = ApplyExtraMask(std::move(old), *mask, c.LocOf(3, "extra_mask"));
     if (kept.kind == ValKind::kPoison) return;
+    if (kept.expr->op != OpKind::kWhere || kept.expr->operands.size() != 3) {
+      Fail(c.LocOf(3, "extra_mask"), "extra_mask could not be applied");
+      return;
+    }
     // kept = where(mask, old, 0); the stored value is where(mask, new, old).
     ExprList select;
     select.push_back(std::move(kept.expr->operands[0]));
