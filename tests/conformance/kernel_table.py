@@ -142,7 +142,9 @@ SPECS = {
     # ("Invalid relayout ... vector<128x128xi1>") in this kernel.
     "masked_splice": KernelSpec({"even": _same((256, 384), 2),
                                  "ragged": _same((200, 300), 2)},
-                                dtypes=("float32",)),
+                                dtypes=("float32",),
+                                large=(LargeCase("4096x4096", _same((4096, 4096), 2),
+                                                 "float32"),)),
     "jagged_gather_sum": KernelSpec({"even": [(512, 256), (128,), (128,)],
                                      "ragged": [(300, 200), (150,), (150,)]},
                                     dtypes=("float32",),
