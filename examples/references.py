@@ -209,13 +209,19 @@ def embedding(indices, table):
     return t[np.asarray(indices, dtype=np.int64)]
 
 
+def conditional_rescale(x, modes):
+    (x,) = _f64(x)
+    positive = np.asarray(modes)[:, None] > 0
+    values = np.where(positive, x * 2.0, x - 1.0)
+    return np.where(values.sum(axis=1, keepdims=True) < 0, -values, values)
+
+
 def embedding_rows(indices, table):
     return embedding(indices, table)
 
 
 def gather_gemv(w, idx, x):
     w64, x64 = _f64(w, x)
-    b, s, _ = w64.shape
     return np.concatenate([w64[i] @ x64 for i in np.asarray(idx, dtype=np.int64)])
 
 
@@ -253,6 +259,10 @@ def _embedding_integer_args(shapes, rng):
     return {0: rng.integers(0, shapes[1][0], size=shapes[0])}
 
 
+def _mode_integer_args(shapes, rng):
+    return {1: rng.integers(-1, 2, size=shapes[1])}
+
+
 def _gather_gemv_integer_args(shapes, rng):
     return {1: rng.integers(0, shapes[0][0], size=shapes[1])}
 
@@ -267,6 +277,7 @@ def _jagged_gather_integer_args(shapes, rng, max_length=8):
 
 
 INTEGER_ARGS = {
+    "conditional_rescale": _mode_integer_args,
     "jagged_sum": _jagged_integer_args,
     "jagged_mean": _jagged_integer_args,
     "jagged_softmax": _jagged_integer_args,

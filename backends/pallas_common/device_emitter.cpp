@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_join.h"
 #include "fmt/format.h"
 
 namespace tessera::pallas {
@@ -552,11 +553,54 @@ bool DeviceEmitter::EmitWhen(const Stmt& stmt, const std::string& cond,
   return true;
 }
 
+bool DeviceEmitter::EmitCond(const Stmt& stmt, const std::string& cond,
+                             PyLines& out) {
+  // A condition known only at run time whose branches merge values: each
+  // branch is a function returning the merged values, chosen by lax.cond
+  // (scf.if in Mosaic), since a Python `if` cannot branch on a traced value.
+  std::vector<std::string> results;
+  for (const Value& result : stmt.results) {
+    results.push_back(SanitizeIdentifier(result.name));
+  }
+  std::vector<std::string> branch_names;
+  for (size_t region = 0; region < 2; ++region) {
+    std::string returned;
+    auto on_yield = [&](const Stmt& y, PyLines&) {
+      std::vector<std::string> values;
+      for (const ExprPtr& v : y.operands) values.push_back(Emit(*v));
+      returned = absl::StrJoin(values, ", ");
+    };
+    PyLines body;
+    if (region < stmt.regions.size() &&
+        !EmitBody(stmt.regions[region], body, on_yield)) {
+      return false;
+    }
+    body.TrimTrailingBlanks();
+    if (returned.empty()) {
+      return Error(stmt.loc,
+                   "a run-time 'if' with results has a branch without a "
+                   "yield");
+    }
+    branch_names.push_back(Fresh(region == 0 ? "_then" : "_else"));
+    out.Line(fmt::format("def {}():", branch_names.back()));
+    out.Indent();
+    out.Append(body);
+    out.Line("return " + returned);
+    out.Dedent();
+    out.Blank();
+  }
+  out.Line(fmt::format("{} = jax.lax.cond({}, {}, {})",
+                       absl::StrJoin(results, ", "), StripOuterParens(cond),
+                       branch_names[0], branch_names[1]));
+  return true;
+}
+
 bool DeviceEmitter::EmitIf(const Stmt& stmt, PyLines& out) {
   std::string cond = Emit(*stmt.value);
   if (!FlushExprErrors(stmt.loc)) return false;
-  if (stmt.results.empty() && !IsTraceTimeConstant(*stmt.value)) {
-    return EmitWhen(stmt, cond, out);
+  if (!IsTraceTimeConstant(*stmt.value)) {
+    if (stmt.results.empty()) return EmitWhen(stmt, cond, out);
+    return EmitCond(stmt, cond, out);
   }
   std::vector<std::string> results;
   for (const Value& result : stmt.results) {

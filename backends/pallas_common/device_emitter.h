@@ -282,6 +282,7 @@ class DeviceEmitter : public ExprEmitter {
   bool EmitIf(const Stmt& stmt, PyLines& out);
   // An `if` without results on a traced condition: pl.when functions.
   bool EmitWhen(const Stmt& stmt, const std::string& cond, PyLines& out);
+  bool EmitCond(const Stmt& stmt, const std::string& cond, PyLines& out);
   // True when `expr` is a Python value at trace time (constants, kernel
   // kwargs and arithmetic on them).
   bool IsTraceTimeConstant(const Expr& expr) const;

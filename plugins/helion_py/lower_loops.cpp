@@ -397,7 +397,10 @@ void KernelLowering::LowerIf(const PyStmt& stmt) {
     LowerBlock(taken ? stmt.body : stmt.orelse);
     return;
   }
-  if (!test.IsScalar() || test.type().dtype != DType::kBool) {
+  // A rank-0 tensor (`x.sum() > 0`) is one run-time value, like a scalar.
+  const bool one_value =
+      test.IsScalar() || (test.IsTensor() && test.type().shape.empty());
+  if (!one_value || test.type().dtype != DType::kBool) {
     Diagnostic* d = Report(stmt.test->loc,
                            "the condition of 'if' must be a compile-time "
                            "constant or a scalar bool");

@@ -20,6 +20,7 @@ KERNELS = (
     "chunk_sums", "k_grid_matmul", "tunable_split_k", "fp8_matmul_quant",
     "grid_bmm",
     "jagged_sum", "jagged_mean", "jagged_softmax", "embedding",
+    "conditional_rescale",
     "embedding_rows", "gather_gemv", "masked_splice", "jagged_gather_sum",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
@@ -122,6 +123,13 @@ SPECS = {
                             dtypes=("float32",), arg_dtypes=("int32", None),
                             large=(LargeCase("vocab 8192 d 256 n 4096",
                                              [(4096,), (8192, 256)], "float32"),)),
+    # Run-time `if`s (lax.cond) on a mode read per row and on the row's sum;
+    # one row per grid step, so f32 only (as the jagged kernels).
+    "conditional_rescale": KernelSpec({"even": [(256, 256), (256,)],
+                                       "ragged": [(37, 200), (37,)]},
+                                      dtypes=("float32",), arg_dtypes=(None, "int32"),
+                                      large=(LargeCase("rows 4096 n 1024",
+                                                       [(4096, 1024), (4096,)], "float32"),)),
     # Gathers (docs/tpu_legality.md): rows selected by an index vector, one
     # dynamic-slice load per row, 32-bit rows only (packed rows are E2003).
     "embedding_rows": KernelSpec({"even": [(256,), (512, 256)],

@@ -337,9 +337,11 @@ TEST_F(PassManagerTest, PrintsIrAfterAllPasses) {
   EXPECT_EQ(printed.substr(after_b + 20), PrintModule(module));
 }
 
+absl::StatusOr<bool> ReportsAChange(Module&, PassContext&) { return true; }
+
 TEST_F(PassManagerTest, TimingRecordsEachPassAndItsVerification) {
-  PassInfo& a = Define("a");
-  PassInfo& b = Define("b");
+  PassInfo& a = Define("a", ReportsAChange);
+  PassInfo& b = Define("b", ReportsAChange);
   Module module = ParseOrDie(kSmallKernelText);
   PassManagerOptions options;
   options.timing = true;
@@ -357,6 +359,28 @@ TEST_F(PassManagerTest, TimingRecordsEachPassAndItsVerification) {
   const std::string report = FormatTimingReport(manager.timings());
   EXPECT_NE(report.find("b (verify)"), std::string::npos);
   EXPECT_NE(report.find("total"), std::string::npos);
+}
+
+TEST_F(PassManagerTest, AnUnchangedModuleThatClaimsNothingNewIsNotReverified) {
+  PassInfo& unchanged = Define("unchanged");
+  PassInfo& claims_ssa = Define("claims-ssa");
+  claims_ssa.produced = {kSsaProperty};
+  PassInfo& changed = Define("changed", ReportsAChange);
+  Module module = ParseOrDie(kSmallKernelText);
+  PassManagerOptions options;
+  options.timing = true;
+  PassManager manager(options);
+  Schedule(manager, unchanged);
+  Schedule(manager, claims_ssa);
+  Schedule(manager, changed);
+  // The small kernel reassigns `v`: claiming SSA without changing the IR
+  // must still be verified, and fails.
+  EXPECT_FALSE(RunAll(manager, module).ok());
+  std::vector<std::string> names;
+  for (const TimingEntry& entry : manager.timings())
+    names.push_back(entry.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"unchanged", "claims-ssa",
+                                             "claims-ssa (verify)"}));
 }
 
 TEST_F(PassManagerTest, NoTimingEntriesWhenTimingIsOff) {

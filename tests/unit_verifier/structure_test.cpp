@@ -162,9 +162,24 @@ func kernel @k() @1:1 {
 }
 )");
   EXPECT_TRUE(HasError(RunVerify(module), 3, 3,
-                       "if condition must be a bool or integer scalar, has "
-                       "type f32",
+                       "if condition must be a bool or integer scalar (or "
+                       "rank-0 tensor), has type f32",
                        "if h"));
+}
+
+TEST(StructureTest, IfConditionMayBeARankZeroBoolTensor) {
+  // A block's full reduction compared to a constant: one run-time value.
+  Module module = ParseTir(R"(
+module "kernels/test.py"
+func kernel @k(x: ref<f32[64]>) @1:1 {
+  v: f32[64] = load(x)[:] @2:3
+  if gt(sum(v) {dim = 0}, 0.0) @3:3 {
+  } else {
+  }
+}
+)");
+  VerifyOutcome outcome = RunVerify(module);
+  EXPECT_TRUE(outcome.diagnostics.empty()) << outcome.rendered;
 }
 
 TEST(StructureTest, OnlyLoopsAndIfsHaveRegions) {

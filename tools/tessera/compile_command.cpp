@@ -280,17 +280,8 @@ absl::Status CheckPrintAfterNames(const CliOptions& options,
 
 absl::Status RunCompile(const CliOptions& options, Session& session) {
   DiagnosticEngine& diagnostics = session.diagnostics;
-  absl::Status status = LoadConfigAndPlugins(options, session);
-  if (!status.ok()) return status;
-
-  absl::StatusOr<std::string> text = ReadTextFile(options.input);
-  if (!text.ok()) {
-    diagnostics.Error("", {},
-                      fmt::format("cannot read input: {}",
-                                  std::string(text.status().message())));
-    return text.status();
-  }
-  diagnostics.AddSource(options.input, *text);
+  absl::StatusOr<std::string> text = LoadInput(options, session);
+  if (!text.ok()) return text.status();
   const bool is_tir = fs::path(options.input).extension() == ".tir";
 
   ResolveRequest request;
@@ -308,7 +299,7 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
       ResolvePipeline(session.config, options.overrides, session.registry,
                       request, diagnostics);
   if (!pipeline.ok()) return pipeline.status();
-  status = CheckPrintAfterNames(options, *pipeline, diagnostics);
+  absl::Status status = CheckPrintAfterNames(options, *pipeline, diagnostics);
   if (!status.ok()) return status;
 
   std::vector<TimingEntry> timings;

@@ -55,4 +55,20 @@ absl::Status LoadConfigAndPlugins(const CliOptions& options, Session& session) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> LoadInput(const CliOptions& options,
+                                      Session& session) {
+  absl::Status status = LoadConfigAndPlugins(options, session);
+  if (!status.ok()) return status;
+  absl::StatusOr<std::string> text = ReadTextFile(options.input);
+  if (!text.ok()) {
+    session.diagnostics.Error(
+        "", {},
+        fmt::format("cannot read input: {}",
+                    std::string(text.status().message())));
+    return text.status();
+  }
+  session.diagnostics.AddSource(options.input, *text);
+  return text;
+}
+
 }  // namespace tessera::cli

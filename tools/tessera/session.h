@@ -31,6 +31,11 @@ struct Session {
 // the search path. A non-OK status means errors were reported.
 absl::Status LoadConfigAndPlugins(const CliOptions& options, Session& session);
 
+// LoadConfigAndPlugins, then reads the input file and registers its text
+// with the diagnostics (so errors in it show their lines).
+absl::StatusOr<std::string> LoadInput(const CliOptions& options,
+                                      Session& session);
+
 absl::Status RunCompile(const CliOptions& options, Session& session);
 absl::Status RunPlugins(const CliOptions& options, Session& session);
 absl::Status RunPipeline(const CliOptions& options, Session& session);

@@ -189,16 +189,8 @@ absl::Status CheckWithCompiler(KernelSearch& search,
 
 absl::Status RunTune(const CliOptions& options, Session& session) {
   DiagnosticEngine& diagnostics = session.diagnostics;
-  absl::Status status = LoadConfigAndPlugins(options, session);
-  if (!status.ok()) return status;
-  absl::StatusOr<std::string> text = ReadTextFile(options.input);
-  if (!text.ok()) {
-    diagnostics.Error("", {},
-                      fmt::format("cannot read input: {}",
-                                  std::string(text.status().message())));
-    return text.status();
-  }
-  diagnostics.AddSource(options.input, *text);
+  absl::StatusOr<std::string> text = LoadInput(options, session);
+  if (!text.ok()) return text.status();
   if (options.overrides.args.empty()) {
     diagnostics.Error("", {},
                       "tessera tune needs the argument shapes: pass --arg "
@@ -298,8 +290,8 @@ absl::Status RunTune(const CliOptions& options, Session& session) {
     std::string note;
     if (options.tune.verify_tpu && !top.empty()) {
       const Clock::time_point verify_start = Clock::now();
-      status = CheckWithCompiler(search, top, pipeline.info,
-                                 options.tune.measure, note, diagnostics);
+      absl::Status status = CheckWithCompiler(
+          search, top, pipeline.info, options.tune.measure, note, diagnostics);
       if (!status.ok()) return status;
       std::cout << fmt::format(
           "  real TPU compiler (libtpu, deviceless) on the top {}: {:.2f} s\n",

@@ -149,6 +149,7 @@ absl::Status PassManager::RunOne(const ResolvedPass& pass, Module& module,
         fmt::format("pass '{}' reported errors", info.name));
   }
 
+  const PropertySet verified = module.properties;
   PropertySet kept = module.properties.Minus(contract.invalidated);
   if (*result) kept = kept.Minus(DroppedByAnyChange(kept));
   module.properties = kept.Union(contract.produced);
@@ -160,18 +161,37 @@ absl::Status PassManager::RunOne(const ResolvedPass& pass, Module& module,
         << PrintModule(module) << std::flush;
   }
 
-  absl::Status status = VerifyAfter(&pass, module, diagnostics);
+  // As MLIR's pass manager does for a pass that preserved everything: an
+  // unchanged module was verified already, so only the properties it newly
+  // claims need their verifiers (all of it when the new claim is one the
+  // base walk checks).
+  const PropertySet newly_claimed = module.properties.Minus(verified);
+  if (!*result && newly_claimed.empty()) return absl::OkStatus();
+  const bool claims_only_plugin_properties =
+      !*result && !newly_claimed.Contains(kSsaProperty) &&
+      !newly_claimed.Contains(kOutlinedProperty);
+  absl::Status status =
+      VerifyAfter(&pass, module, diagnostics,
+                  claims_only_plugin_properties ? &newly_claimed : nullptr);
   if (!status.ok()) return status;
   return RoundTrip(fmt::format("pass '{}'", info.name), module);
 }
 
 absl::Status PassManager::VerifyAfter(const ResolvedPass* pass,
                                       const Module& module,
-                                      DiagnosticEngine& diagnostics) {
+                                      DiagnosticEngine& diagnostics,
+                                      const PropertySet* only) {
   if (!options_.verify_each) return absl::OkStatus();
   const Clock::time_point start = Clock::now();
   DiagnosticEngine verifier_diagnostics;
-  absl::Status status = Verify(module, verifier_diagnostics, module.properties);
+  absl::Status status = absl::OkStatus();
+  if (only == nullptr) {
+    status = Verify(module, verifier_diagnostics, module.properties);
+  } else {
+    for (Property property : only->ToVector()) {
+      status.Update(VerifyProperty(module, property, verifier_diagnostics));
+    }
+  }
   if (pass != nullptr) Time(pass->info->name + " (verify)", start);
   if (status.ok() && !verifier_diagnostics.has_errors()) {
     return absl::OkStatus();

@@ -73,8 +73,11 @@ class PassManager {
   absl::Status RunOne(const ResolvedPass& pass, Module& module,
                       const PipelineInfo& pipeline,
                       DiagnosticEngine& diagnostics);
+  // Verifies the module and every property it claims, or, given `only`,
+  // just the verifiers of those properties (for a module already verified).
   absl::Status VerifyAfter(const ResolvedPass* pass, const Module& module,
-                           DiagnosticEngine& diagnostics);
+                           DiagnosticEngine& diagnostics,
+                           const PropertySet* only = nullptr);
   absl::Status RoundTrip(const std::string& after, const Module& module);
   bool ShouldPrintAfter(const std::string& pass_name) const;
   void Time(std::string name, std::chrono::steady_clock::time_point start);

@@ -107,11 +107,13 @@ void FunctionVerifier::VerifyIf(const Stmt& stmt) {
     Error("if has no condition");
   } else if (VerifyExpr(stmt.value.get())) {
     const Type& cond = stmt.value->type;
-    if (!cond.is_scalar() ||
-        (cond.dtype != DType::kBool && !IsInteger(cond.dtype))) {
+    // A rank-0 tensor (a block's full reduction) is one value too.
+    const bool one_value =
+        cond.is_scalar() || (cond.is_tensor() && cond.shape.empty());
+    if (!one_value || (cond.dtype != DType::kBool && !IsInteger(cond.dtype))) {
       Error(
-          fmt::format("if condition must be a bool or integer scalar, has "
-                      "type {}",
+          fmt::format("if condition must be a bool or integer scalar (or "
+                      "rank-0 tensor), has type {}",
                       TypeToString(cond)));
     }
   }
