@@ -216,6 +216,28 @@ def conditional_rescale(x, modes):
     return np.where(values.sum(axis=1, keepdims=True) < 0, -values, values)
 
 
+def embedding_rows(indices, table):
+    return embedding(indices, table)
+
+
+def gather_gemv(w, idx, x):
+    w64, x64 = _f64(w, x)
+    return np.concatenate([w64[i] @ x64 for i in np.asarray(idx, dtype=np.int64)])
+
+
+def masked_splice(x, y, split=130, rows=150):
+    x64, y64 = _f64(x, y)
+    out = np.where(np.arange(x64.shape[1])[None, :] < split, x64, y64)
+    out[rows:] = -1.0
+    return out
+
+
+def jagged_gather_sum(x_data, x_offsets, x_lengths, max_length=8):
+    (x,) = _f64(x_data)
+    return np.stack([x[a:a + n].sum(axis=0) for a, n in
+                     zip(np.asarray(x_offsets, np.int64), np.asarray(x_lengths, np.int64))])
+
+
 def jagged_offsets(total, num_segments, rng):
     """Random non-decreasing offsets from 0 to total with some empty
     segments (a third of them, at random) and unaligned starts."""
@@ -241,12 +263,28 @@ def _mode_integer_args(shapes, rng):
     return {1: rng.integers(-1, 2, size=shapes[1])}
 
 
+def _gather_gemv_integer_args(shapes, rng):
+    return {1: rng.integers(0, shapes[0][0], size=shapes[1])}
+
+
+def _jagged_gather_integer_args(shapes, rng, max_length=8):
+    """Segments of 0..max_length rows (a third empty) at random starts."""
+    total, count = shapes[0][0], shapes[1][0]
+    lengths = rng.integers(1, max_length + 1, size=count)
+    lengths[rng.random(count) < 1 / 3] = 0
+    starts = rng.integers(0, total - max_length + 1, size=count)
+    return {1: starts, 2: lengths}
+
+
 INTEGER_ARGS = {
     "conditional_rescale": _mode_integer_args,
     "jagged_sum": _jagged_integer_args,
     "jagged_mean": _jagged_integer_args,
     "jagged_softmax": _jagged_integer_args,
     "embedding": _embedding_integer_args,
+    "embedding_rows": _embedding_integer_args,
+    "gather_gemv": _gather_gemv_integer_args,
+    "jagged_gather_sum": _jagged_gather_integer_args,
 }
 
 

@@ -258,6 +258,11 @@ std::string DeviceEmitter::RefAccess(const std::string& ref_name,
       }
       case IndexKind::kNewAxis:
         break;
+      case IndexKind::kGather:
+        // Loads route gathers to GatherLoad; a store never has one.
+        Fail("a gather index in a store (a scatter) is not supported");
+        parts.push_back(":");
+        break;
     }
   }
   std::string text;
@@ -278,6 +283,9 @@ std::string DeviceEmitter::Load(const Expr& expr) {
   if (ref.op != OpKind::kVar) {
     Fail("load from something that is not a named ref");
     return "None";
+  }
+  for (size_t i = 0; i < expr.indices.size(); ++i) {
+    if (expr.indices[i].kind == IndexKind::kGather) return GatherLoad(expr, i);
   }
   return RefAccess(ref.name, expr.indices, false);
 }

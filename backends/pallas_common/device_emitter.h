@@ -29,7 +29,12 @@ struct ModuleState {
   // The target's own module-level helper (PallasTarget::ReserveNames).
   std::string target_fn;
   std::string window_fn;  // jagged tiles: masks outside [lower, limit)
-  std::string int32_fn;   // scalar prefetch: narrows indices to int32
+  std::string gather_fn;  // gathers: one dynamic-slice load per row
+  std::string GatherRows() {
+    if (gather_fn.empty()) gather_fn = names.Fresh("_gather_rows");
+    return gather_fn;
+  }
+  std::string int32_fn;  // scalar prefetch: narrows indices to int32
   std::string Window() {
     if (window_fn.empty()) window_fn = names.Fresh("_mask_window");
     return window_fn;
@@ -265,6 +270,12 @@ class DeviceEmitter : public ExprEmitter {
 
   std::string RefAccess(const std::string& ref, const IndexList& indices,
                         bool write);
+  // A load that selects rows by an index tensor (device_gather.cpp).
+  std::string GatherLoad(const Expr& load, size_t gather_position);
+  // The gather index's element `row` as a scalar expression; nullopt after
+  // a Fail().
+  std::optional<std::string> GatherIndexRow(const Expr& index,
+                                            const std::string& row, int depth);
   std::string MaskIfRagged(const Expr& value, int64_t axis,
                            std::string_view fill);
   std::string Kwarg(const std::string& name, const std::string& host_value);

@@ -569,6 +569,10 @@ std::string ExprEmitter::Subscript(const Expr& expr) {
         Fail("a tile index on a value (not a ref) is not supported");
         text += ":";
         break;
+      case IndexKind::kGather:
+        Fail("a gather from a value (not a ref) is not supported");
+        text += ":";
+        break;
     }
   }
   if (expr.indices.empty()) text += "...";

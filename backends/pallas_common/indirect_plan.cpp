@@ -2,6 +2,8 @@
 
 #include <numeric>
 
+#include "gather_plan.h"
+
 namespace tessera::pallas {
 namespace {
 
@@ -48,6 +50,18 @@ std::set<std::string> DataDependentNames(const Function& device) {
 }
 
 bool ReadOnlyAsScalars(const Function& device, const std::string& ref) {
+  // Loads that gather indices evaluate row by row read one element a row.
+  const std::map<std::string, const Expr*> defs = TensorDefinitions(device);
+  std::set<const Expr*> per_row;
+  WalkStmts(device.body, [&](const Stmt& stmt) {
+    ForEachRootExpr(stmt, [&](const Expr& root) {
+      ForEachGather(root, [&](const Expr&, const Index& gather) {
+        WalkGatherIndex(*gather.expr, defs, [&](const Expr& e, bool) {
+          if (e.op == OpKind::kLoad) per_row.insert(&e);
+        });
+      });
+    });
+  });
   bool any = false, only_scalars = true;
   WalkStmts(device.body, [&](const Stmt& stmt) {
     if (stmt.target && stmt.target->op == OpKind::kVar &&
@@ -61,7 +75,7 @@ bool ReadOnlyAsScalars(const Function& device, const std::string& ref) {
           return;
         }
         any = true;
-        if (!e.type.is_scalar()) only_scalars = false;
+        if (!e.type.is_scalar() && !per_row.count(&e)) only_scalars = false;
       });
     });
   });
@@ -73,6 +87,7 @@ void PlanScalarPrefetch(KernelPlan& plan) {
     if (ref.accesses.empty() || ref.written()) continue;
     bool scalar_reads = true;
     for (const RefAccess& access : ref.accesses) {
+      if (access.per_row) continue;
       for (const Index& index : *access.indices) {
         if (index.kind != IndexKind::kScalar) scalar_reads = false;
       }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "fmt/format.h"
+#include "gather_plan.h"
 #include "indirect_plan.h"
 
 namespace tessera::pallas {
@@ -108,7 +109,11 @@ class PlanBuilder {
   void RemoveDeadUses(const Block& body);
   void RecordAccess(const std::string& ref, const IndexList& indices,
                     const std::vector<const Stmt*>& loops, bool write,
-                    bool atomic);
+                    bool atomic, const Stmt* stmt, bool per_row = false);
+  // The loads a gather index reads row by row, and the uses it makes of
+  // the values its definitions name (gather_plan.h).
+  void CollectGathers(const Stmt& stmt, const std::vector<const Stmt*>& loops,
+                      std::set<const Expr*>& per_row_loads);
   void PlanSpecs(RefPlan& ref);
   void PlanStreaming(RefPlan& ref);
   void PlanPadding(RefPlan& ref);
@@ -196,6 +201,7 @@ bool PlanBuilder::Build() {
     if (it != plan_.ref_by_name.end())
       plan_.refs[it->second].accumulated = true;
   });
+  plan_.tensor_defs = TensorDefinitions(device);
   std::vector<const Stmt*> loops;
   if (!CollectBlock(device.body, loops)) return false;
   RemoveDeadUses(device.body);
@@ -287,25 +293,69 @@ void PlanBuilder::RemoveDeadUses(const Block& body) {
       });
     }
   }
+  // A dead statement reads nothing: a gather's index evaluated row by row
+  // leaves its vector form unused, and its loads must not decide how the
+  // index refs are passed.
+  for (RefPlan& ref : plan_.refs) {
+    std::erase_if(ref.accesses, [&](const RefAccess& access) {
+      return access.stmt != nullptr && dead.count(access.stmt) != 0;
+    });
+  }
+}
+
+void PlanBuilder::CollectGathers(const Stmt& stmt,
+                                 const std::vector<const Stmt*>& loops,
+                                 std::set<const Expr*>& per_row_loads) {
+  ForEachRootExpr(stmt, [&](const Expr& root) {
+    ForEachGather(root, [&](const Expr& load, const Index& gather) {
+      auto ref = plan_.ref_by_name.find(load.operands[0]->name);
+      if (ref != plan_.ref_by_name.end()) {
+        plan_.refs[ref->second].gathered = true;
+      }
+      WalkGatherIndex(*gather.expr, plan_.tensor_defs,
+                      [&](const Expr& expr, bool expanded) {
+                        // The row-by-row index names the scalars of the
+                        // definitions it inlines, and no longer the tensors of
+                        // the index itself.
+                        if (expr.op == OpKind::kVar) {
+                          if (expanded && !expr.type.is_tensor()) {
+                            ++plan_.use_counts[expr.name];
+                          } else if (!expanded && expr.type.is_tensor()) {
+                            --plan_.use_counts[expr.name];
+                          }
+                        }
+                        if (expr.op == OpKind::kLoad &&
+                            !expr.operands.empty() &&
+                            expr.operands[0]->op == OpKind::kVar) {
+                          if (!expanded) per_row_loads.insert(&expr);
+                          RecordAccess(expr.operands[0]->name, expr.indices,
+                                       loops, false, false, nullptr, true);
+                        }
+                      });
+    });
+  });
 }
 
 bool PlanBuilder::CollectBlock(const Block& block,
                                std::vector<const Stmt*>& loops) {
   for (const Stmt& stmt : block.stmts) {
     CountUses(stmt);
+    std::set<const Expr*> per_row_loads;
+    CollectGathers(stmt, loops, per_row_loads);
     ForEachRootExpr(stmt, [&](const Expr& root) {
       WalkExpr(root, [&](const Expr& expr) {
         if (expr.op == OpKind::kLoad && !expr.operands.empty() &&
-            expr.operands[0]->op == OpKind::kVar) {
+            expr.operands[0]->op == OpKind::kVar &&
+            !per_row_loads.count(&expr)) {
           RecordAccess(expr.operands[0]->name, expr.indices, loops, false,
-                       false);
+                       false, &stmt);
         }
       });
     });
     if ((stmt.kind == StmtKind::kStore || stmt.kind == StmtKind::kAtomic) &&
         stmt.target && stmt.target->op == OpKind::kVar) {
       RecordAccess(stmt.target->name, stmt.indices, loops, true,
-                   stmt.kind == StmtKind::kAtomic);
+                   stmt.kind == StmtKind::kAtomic, &stmt);
     }
     if (stmt.kind == StmtKind::kTileLoop) {
       if (stmt.vars.size() != 1 || stmt.dims.size() != 1) {
@@ -377,11 +427,12 @@ bool PlanBuilder::CollectBlock(const Block& block,
 void PlanBuilder::RecordAccess(const std::string& ref_name,
                                const IndexList& indices,
                                const std::vector<const Stmt*>& loops,
-                               bool write, bool atomic) {
+                               bool write, bool atomic, const Stmt* stmt,
+                               bool per_row) {
   auto it = plan_.ref_by_name.find(ref_name);
   if (it == plan_.ref_by_name.end()) return;
   RefPlan& ref = plan_.refs[it->second];
-  ref.accesses.push_back(RefAccess{&indices, loops, write});
+  ref.accesses.push_back(RefAccess{&indices, loops, write, stmt, per_row});
   if (atomic) {
     ref.atomic = true;
   } else if (write) {
@@ -440,7 +491,9 @@ void PlanBuilder::PlanSpecs(RefPlan& ref) {
 void PlanBuilder::PlanStreaming(RefPlan& ref) {
   // Atomic targets and accumulated refs stay resident across the grid dims
   // they accumulate over: never streamed.
-  if (ref.accesses.empty() || ref.atomic || ref.accumulated) return;
+  if (ref.accesses.empty() || ref.atomic || ref.accumulated || ref.gathered) {
+    return;
+  }
   if (ref.stored && (ref.read || plan_.launcher != Launcher::kEmitPipeline)) {
     return;
   }
@@ -586,6 +639,17 @@ bool PlanBuilder::CheckIndirectAccess() {
   }
   for (const RefPlan& ref : plan_.refs) {
     if (!ref.scalar_prefetch) continue;
+    const bool indexes_gather =
+        std::any_of(ref.accesses.begin(), ref.accesses.end(),
+                    [](const RefAccess& access) { return access.per_row; });
+    if (indexes_gather) {
+      return Error(plan_.launch->loc,
+                   fmt::format("gathers are not supported by {} yet: the "
+                               "rows a gather selects are read from index "
+                               "tensor {} one element at a time (scalar "
+                               "prefetch)",
+                               backend, ref.name));
+    }
     return Error(plan_.launch->loc,
                  fmt::format("scalar prefetch (ref {} is read one element at "
                              "a time) is not supported by {} yet",

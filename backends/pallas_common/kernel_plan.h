@@ -64,6 +64,11 @@ struct RefAccess {
   // Inner tile loops around the access, outermost first.
   std::vector<const Stmt*> loops;
   bool write = false;
+  // The statement the access is part of (dropped with it when dead).
+  const Stmt* stmt = nullptr;
+  // Read one element per gathered row: a load inside the index of a
+  // gather, evaluated row by row (gather_plan.h).
+  bool per_row = false;
 };
 
 struct RefPlan {
@@ -84,6 +89,9 @@ struct RefPlan {
   std::vector<SpecDim> dims;
   // emit_pipeline / fori_loop: the inner loop that streams this ref from HBM.
   const Stmt* stream_loop = nullptr;
+  // Some load selects rows of this ref by an index tensor (a gather): the
+  // gathered dim stays whole in VMEM and is never streamed.
+  bool gathered = false;
 };
 
 // One VMEM buffer a launcher keeps for an inner loop.
@@ -134,6 +142,9 @@ struct KernelPlan {
   std::map<std::string, int> ref_by_name;
   // Every name referenced in the device function (for dead-code pruning).
   std::map<std::string, int> use_counts;
+  // Tensor values of the device function by name, with their definitions:
+  // gather indices are evaluated row by row from them (gather_plan.h).
+  std::map<std::string, const Expr*> tensor_defs;
   // Filled by PlanInnerLoops: "parallel" / "arbitrary" per Pallas grid dim
   // (grid_order), and each inner tile loop in program order.
   std::vector<std::string> dimension_semantics;

@@ -40,6 +40,23 @@ void AppendIndirectHelpers(const ModuleState& state, PyLines& helpers) {
         "not fit int32 (SMEM scalars)\")");
     helpers.Line("    return jnp.asarray(array).astype(jnp.int32)");
   }
+  if (!state.gather_fn.empty()) {
+    helpers.Blank();
+    helpers.Blank();
+    helpers.Line(fmt::format("def {}(read_row, rows):", state.gather_fn));
+    helpers.Line(
+        "    # rows[r] = read_row(r) for every row, one dynamic-slice load a "
+        "row;");
+    helpers.Line(
+        "    # returns the scratch ref (the TPU has no vector gather across "
+        "memory;");
+    helpers.Line("    # see docs/tpu_legality.md).");
+    helpers.Line("    def copy(r, carry):");
+    helpers.Line("        rows[pl.ds(r, 1)] = read_row(r)");
+    helpers.Line("        return carry");
+    helpers.Line("    jax.lax.fori_loop(0, rows.shape[0], copy, 0)");
+    helpers.Line("    return rows");
+  }
   if (!state.window_fn.empty()) {
     helpers.Blank();
     helpers.Blank();

@@ -24,6 +24,10 @@ std::string PallasTarget::AtomicUpdate(std::string_view kind,
   return fmt::format("{} = {} + {}", target, target, Paren(value));
 }
 
+std::optional<std::string> PallasTarget::GatherRowsProblem(DType) const {
+  return fmt::format("the {} backend does not lower gathers", backend_name());
+}
+
 std::string PallasTarget::ModuleHelpers(const ModuleState& state) const {
   PyLines helpers;
   EmitTailHelpers({state.round_up_fn, state.pad_fn, state.mask_fn}, helpers);

@@ -79,6 +79,9 @@ class PallasTarget {
   virtual std::optional<std::string> ScalarPrefetchGridSpec() const {
     return std::nullopt;
   }
+  // Why rows of `dtype` cannot be gathered (one dynamic-slice load per row
+  // from a block kept whole along the gathered dim); nullopt when they can.
+  virtual std::optional<std::string> GatherRowsProblem(DType dtype) const;
 
   // --- The device kernel ---
   virtual std::unique_ptr<DeviceEmitter> MakeDeviceEmitter(

@@ -59,6 +59,19 @@ class TpuTarget : public PallasTarget {
   std::optional<std::string> ScalarPrefetchGridSpec() const override {
     return std::string("pltpu.PrefetchScalarGridSpec");
   }
+  std::optional<std::string> GatherRowsProblem(DType dtype) const override {
+    // libtpu 0.0.42 (scripts/verify_tpu.py, docs/tpu_legality.md): one row
+    // at a dynamic sublane offset loads for 32-bit data; a packed row
+    // (bf16, int8) is rejected as E2003 UnprovenMemoryAccessAlignment, and
+    // a one-row DMA into a packed buffer as unaligned too.
+    if (DTypeBytes(dtype) == 4) return std::nullopt;
+    return fmt::format(
+        "gathering rows of {} is not supported on the TPU: a row at a "
+        "data-dependent offset loads only for 32-bit types ({}-bit rows "
+        "are packed two or four to a 32-bit sublane word, and Mosaic rejects "
+        "the unaligned access: E2003); gather from a float32 / int32 table",
+        DTypeName(dtype), DTypeBytes(dtype) * 8);
+  }
 
   std::unique_ptr<DeviceEmitter> MakeDeviceEmitter(
       const Module& module, const KernelPlan& plan, ModuleState& state,

@@ -290,6 +290,14 @@ void DeviceRewriter::PlanTarget(Target& target) {
             ok = false;
           }
           break;
+        case IndexKind::kGather:
+          Error(atomic->loc,
+                fmt::format("dim {} of atomic target '{}' is indexed by a "
+                            "tensor (a scatter); atomic-accumulator needs the "
+                            "block each grid cell writes",
+                            dim, target.name));
+          ok = false;
+          break;
         case IndexKind::kSlice:
         case IndexKind::kNewAxis:
           break;

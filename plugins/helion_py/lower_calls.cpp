@@ -70,6 +70,8 @@ const std::vector<std::string>& KnownFunctions() {
                                    "helion.language.specialize",
                                    "helion.language.register_block_size",
                                    "helion.language.dot",
+                                   "helion.language.load",
+                                   "helion.language.store",
                                    "helion.language.atomic_add",
                                    "helion.language.atomic_max",
                                    "helion.language.atomic_min",
@@ -205,6 +207,11 @@ std::optional<Val> KernelLowering::CallLanguage(const CallSite& site,
     if (extent.kind == ValKind::kInt) dim = Dim::Static(extent.i);
     return Val::Int(RegisterBlockSize(dim));
   }
+  if (path == "helion.language.load") return LoadCall(args);
+  if (path == "helion.language.store") {
+    StoreCall(args);
+    return Val::None();
+  }
   if (path == "helion.language.atomic_add" ||
       path == "helion.language.atomic_max" ||
       path == "helion.language.atomic_min") {
@@ -336,20 +343,10 @@ void KernelLowering::Atomic(const std::string& op, CallArgs& args) {
     return;
   }
   Val base = MaterializeRef(target->Clone(), "view");
-  std::vector<Val> items;
-  std::vector<SourceLoc> locs;
-  if (index->kind == ValKind::kTuple) {
-    for (const Val& v : index->elems) {
-      items.push_back(v.Clone());
-      locs.push_back(c.LocOf(1, "index"));
-    }
-  } else {
-    items.push_back(index->Clone());
-    locs.push_back(c.LocOf(1, "index"));
-  }
   IndexList indices;
-  if (!BuildIndices(base.type(), std::move(items), std::move(locs), true,
-                    c.LocOf(1, "index"), indices)) {
+  if (!base.IsValue() ||
+      !IndexListArg(base, *index, c.LocOf(1, "index"), indices) ||
+      !RejectScatter(indices, c.LocOf(1, "index"), "an atomic")) {
     return;
   }
   std::vector<Type> types = {base.type()};

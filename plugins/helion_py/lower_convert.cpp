@@ -120,11 +120,14 @@ std::optional<Dim> KernelLowering::ToDim(const Val& value, SourceLoc loc) {
       if (!value.IsScalar() || !IsInteger(value.type().dtype)) break;
       if (value.expr->op == OpKind::kVar) return Dim::Symbol(value.expr->name);
       std::string name = Fresh("size");
+      if (in_device()) device_symbols_.insert(name);
       ExprPtr expr = ToIndexExpr(value, loc);
       if (!expr) return std::nullopt;
       Emit(MakeAssign(Value{name, Type::Scalar(DType::kI64)}, std::move(expr),
                       loc));
-      return Dim::Symbol(name);
+      // A previous lowering found this size equal to a parameter's dim
+      // (UnifyDims): the region takes that dim.
+      return Substitute(Dim::Symbol(name), aliases_);
     }
     default:
       break;

@@ -122,6 +122,11 @@ bool KernelLowering::BuildIndices(const Type& base, std::vector<Val> items,
           out.push_back(Index(IndexKind::kScalar, std::move(item.expr)));
           break;
         }
+        if (!item.IsRef() && item.type().is_tensor() &&
+            IsInteger(item.type().dtype)) {
+          if (!GatherIndex(item, item_loc, is_load, out)) return false;
+          break;
+        }
         Fail(item_loc, fmt::format("indexing with {} is not supported; use a "
                                    "tile, ':', None or an integer",
                                    Describe(item)));
@@ -135,6 +140,60 @@ bool KernelLowering::BuildIndices(const Type& base, std::vector<Val> items,
   // Trailing dims not indexed are taken whole, spelled out so that every
   // load and subscript names all dims of its operand.
   for (; dim < rank; ++dim) out.push_back(slice());
+  return true;
+}
+
+// An integer tensor as an index selects positions by data: a gather.
+// One rank-1 index vector per access (whole rows or blocks by index,
+// `table[idx, :]`); several index tensors or one of higher rank (an element
+// gather through a flattened view, `x_flat[flat_indices]`) are not lowered.
+bool KernelLowering::GatherIndex(Val& item, SourceLoc item_loc, bool is_load,
+                                 IndexList& out) {
+  const Type& type = item.type();
+  if (!is_load) {
+    Fail(item_loc,
+         "a tensor value can be indexed only with ':', None and integers; "
+         "index the kernel argument instead");
+    return false;
+  }
+  if (type.rank() != 1) {
+    Diagnostic* d = Report(
+        item_loc,
+        fmt::format("indexing with {} (an element gather through a rank-{} "
+                    "index tensor) is not supported",
+                    Describe(item), type.rank()));
+    Note(d,
+         "a gather takes one rank-1 index vector that selects whole rows, "
+         "e.g. table[idx_tile, :] or hl.load(table, [idx_tile, tile_e])");
+    return false;
+  }
+  for (const Index& index : out) {
+    if (index.kind == IndexKind::kGather) {
+      Fail(item_loc,
+           "only one dim of an access can be indexed by a tensor (a gather "
+           "along several dims is not supported)");
+      return false;
+    }
+  }
+  out.push_back(Index(IndexKind::kGather, std::move(item.expr)));
+  return true;
+}
+
+// Stores and atomics at positions read from data (scatters) are not
+// lowered: the block a grid step writes must be known from its indices.
+bool KernelLowering::RejectScatter(const IndexList& indices, SourceLoc loc,
+                                   std::string_view what) {
+  for (const Index& index : indices) {
+    if (index.kind != IndexKind::kGather) continue;
+    Diagnostic* d =
+        Report(loc, fmt::format("{} at positions taken from an index tensor (a "
+                                "scatter) is not supported",
+                                what));
+    Note(d,
+         "index the written dims with tiles, ranges or scalars; gathers are "
+         "supported in loads only");
+    return false;
+  }
   return true;
 }
 
@@ -317,7 +376,8 @@ void KernelLowering::Store(const Node& target, Val value, SourceLoc loc) {
   }
   IndexList indices;
   if (!BuildIndices(base.type(), std::move(items), std::move(locs), true,
-                    target.loc, indices)) {
+                    target.loc, indices) ||
+      !RejectScatter(indices, target.loc, "a store")) {
     return;
   }
   std::vector<Type> types = {base.type()};

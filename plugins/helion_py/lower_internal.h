@@ -189,6 +189,15 @@ class KernelLowering {
   ExprPtr CoerceForStore(Val value, const Type& region, SourceLoc loc);
   void Store(const Node& target, Val value, SourceLoc loc);
   void Atomic(const std::string& op, CallArgs& args);
+  bool GatherIndex(Val& item, SourceLoc item_loc, bool is_load, IndexList& out);
+  bool RejectScatter(const IndexList& indices, SourceLoc loc,
+                     std::string_view what);
+  // hl.load / hl.store (lower_calls_memory.cpp).
+  Val LoadCall(CallArgs& args);
+  void StoreCall(CallArgs& args);
+  bool IndexListArg(const Val& ref, const Val& index, SourceLoc index_loc,
+                    IndexList& out);
+  Val ApplyExtraMask(Val loaded, const Val& mask, SourceLoc mask_loc);
 
   void Emit(Stmt stmt);
   std::string Fresh(const std::string& base);
@@ -282,6 +291,8 @@ class KernelLowering {
   std::set<std::string> taken_;
   std::set<std::string> python_names_;
   std::set<std::string> param_symbols_;
+  // Size symbols computed inside tile loops (defined only there).
+  std::set<std::string> device_symbols_;
   std::set<std::string> rank_generic_params_;
   std::vector<Block*> blocks_;
   // Facts about the source alone, the same in every pass: computed once.

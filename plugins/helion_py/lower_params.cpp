@@ -58,6 +58,27 @@ int KernelLowering::InferRankFromSource(const std::string& param) const {
       at_least = std::max(at_least, count);
       (void)ellipsis;
     }
+    // hl.load(x, [i, j]) / hl.store(x, [i, j], v) / hl.atomic_add(x, ...):
+    // one index per dim, as in x[i, j].
+    if (node.kind == NodeKind::kCall && node.children.size() >= 3 &&
+        node.children[1] && node.children[2] && is_param(*node.children[1]) &&
+        node.children[0]->kind == NodeKind::kAttribute &&
+        (node.children[0]->text == "load" ||
+         node.children[0]->text == "store" ||
+         node.children[0]->text.starts_with("atomic_"))) {
+      const Node& list = *node.children[2];
+      int count = 1;
+      if (list.kind == NodeKind::kList || list.kind == NodeKind::kTuple) {
+        count = 0;
+        for (const NodePtr& index : list.children) {
+          if (index && index->kind != NodeKind::kNone &&
+              index->kind != NodeKind::kEllipsis) {
+            ++count;
+          }
+        }
+      }
+      at_least = std::max(at_least, count);
+    }
     // x.size(d) / x.size(-d)
     if (node.kind == NodeKind::kCall &&
         node.children[0]->kind == NodeKind::kAttribute &&

@@ -54,6 +54,17 @@ bool KernelLowering::UnifyDims(Dim a, Dim b, SourceLoc loc,
   if (da->is_static() || (!db->is_static() && order(*db) > order(*da))) {
     std::swap(da, db);
   }
+  // A size computed in the kernel body (`n - n1` of a slice) is defined
+  // only where it is computed and versioned there by the ssa pass: it
+  // becomes the parameter's dim it equals, never the other way round.
+  for (int flip = 0; flip < 2; ++flip) {
+    const std::string& local = flip ? db->symbol : da->symbol;
+    const std::string& param = flip ? da->symbol : db->symbol;
+    if (device_symbols_.count(local) && param_symbols_.count(param)) {
+      aliases_[local] = Dim::Symbol(param);
+      return true;
+    }
+  }
   // Now da is the symbol to replace (the later one, or the symbolic one).
   if (da->is_static() || !param_symbols_.count(da->symbol)) return false;
   aliases_[da->symbol] = *db;

@@ -21,6 +21,7 @@ KERNELS = (
     "grid_bmm",
     "jagged_sum", "jagged_mean", "jagged_softmax", "embedding",
     "conditional_rescale",
+    "embedding_rows", "gather_gemv", "masked_splice", "jagged_gather_sum",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -129,6 +130,36 @@ SPECS = {
                                       dtypes=("float32",), arg_dtypes=(None, "int32"),
                                       large=(LargeCase("rows 4096 n 1024",
                                                        [(4096, 1024), (4096,)], "float32"),)),
+    # Gathers (docs/tpu_legality.md): rows selected by an index vector, one
+    # dynamic-slice load per row, 32-bit rows only (packed rows are E2003).
+    "embedding_rows": KernelSpec({"even": [(256,), (512, 256)],
+                                  "ragged": [(300,), (1000, 200)]},
+                                 dtypes=("float32",), arg_dtypes=("int32", None),
+                                 large=(LargeCase("vocab 8192 d 256 n 4096",
+                                                  [(4096,), (8192, 256)], "float32"),)),
+    # Rows are gathered whole (a row at a dynamic offset loads with whole
+    # lanes only), then each k block is read from them: ragged s = 136 has
+    # two lane blocks.
+    "gather_gemv": KernelSpec({"even": [(4, 128, 128), (3,), (128, 256)],
+                               "ragged": [(3, 136, 136), (5,), (136, 200)]},
+                              dtypes=("float32",), arg_dtypes=(None, "int32", None),
+                              large=(LargeCase("b 8 s 512 n 64 m 256",
+                                               [(8, 512, 512), (64,), (512, 256)],
+                                               "float32"),)),
+    # bf16: Mosaic 0.0.42 cannot relayout the i1 mask of a bf16 select
+    # ("Invalid relayout ... vector<128x128xi1>") in this kernel.
+    "masked_splice": KernelSpec({"even": _same((256, 384), 2),
+                                 "ragged": _same((200, 300), 2)},
+                                dtypes=("float32",),
+                                large=(LargeCase("4096x4096", _same((4096, 4096), 2),
+                                                 "float32"),)),
+    "jagged_gather_sum": KernelSpec({"even": [(512, 256), (128,), (128,)],
+                                     "ragged": [(300, 200), (150,), (150,)]},
+                                    dtypes=("float32",),
+                                    arg_dtypes=(None, "int32", "int32"),
+                                    large=(LargeCase("total 8192 m 512 segments 2048",
+                                                     [(8192, 512), (2048,), (2048,)],
+                                                     "float32"),)),
 }
 
 

@@ -134,6 +134,31 @@ TEST(TypeInference, Dot) {
             "bf16[32, 128]");
 }
 
+TEST(TypeInference, GatherIndexTakesTheLengthOfItsIndexVector) {
+  Type table = Type::Ref(DType::kF32, {Sym("v"), Sym("d")});
+  IndexList rows;
+  rows.emplace_back(IndexKind::kGather,
+                    MakeVar("idx", Type::Tensor(DType::kI32, {S(128)})));
+  rows.emplace_back(IndexKind::kSlice);
+  EXPECT_EQ(*InferType(OpKind::kLoad, std::vector<Type>{table}, rows, {}),
+            F32({S(128), Sym("d")}));
+  IndexList matrix;
+  matrix.emplace_back(IndexKind::kGather,
+                      MakeVar("idx", Type::Tensor(DType::kI32, {S(8), S(16)})));
+  EXPECT_EQ(
+      ErrorOf(InferType(OpKind::kLoad, std::vector<Type>{table}, matrix, {})),
+      "gather index 0 must be a rank-1 integer tensor, got i32[8, 16]");
+  IndexList floats;
+  floats.emplace_back(IndexKind::kGather,
+                      MakeVar("w", Type::Tensor(DType::kF32, {S(8)})));
+  EXPECT_EQ(
+      ErrorOf(InferType(OpKind::kLoad, std::vector<Type>{table}, floats, {})),
+      "gather index 0 must be a rank-1 integer tensor, got f32[8]");
+  EXPECT_EQ(ErrorOf(InferType(OpKind::kSubscript,
+                              std::vector<Type>{F32({S(64), S(4)})}, rows, {})),
+            "'subscript' takes only ':', None and integer indices");
+}
+
 TEST(TypeInference, LoadAndSubscriptIndices) {
   Type ref = Type::Ref(DType::kF32, {Sym("m"), Sym("n"), S(16)});
   IndexList indices;

@@ -273,6 +273,11 @@ class Printer {
           Expr(index.expr.get());
           out_ += ')';
           break;
+        case IndexKind::kGather:
+          out_ += "gather(";
+          Expr(index.expr.get());
+          out_ += ')';
+          break;
         case IndexKind::kRange:
           out_ += "range(";
           Expr(index.expr.get());

@@ -330,6 +330,10 @@ void FunctionVerifier::VerifyStoreOrAtomic(const Stmt& stmt) {
         region.push_back(index.size);
         ++ref_dim;
         break;
+      case IndexKind::kGather:
+        region.push_back(index.expr->type.shape.at(0));
+        ++ref_dim;
+        break;
     }
   }
   const Type& value = stmt.value->type;
@@ -463,6 +467,22 @@ bool FunctionVerifier::VerifyIndex(const Index& index) {
     }
     case IndexKind::kScalar:
       return VerifyIntegerScalarExpr(index.expr.get(), "scalar index");
+    case IndexKind::kGather: {
+      if (index.expr == nullptr) {
+        Error("gather index without an index tensor");
+        return false;
+      }
+      if (!VerifyExpr(index.expr.get())) return false;
+      const Type& type = index.expr->type;
+      if (!type.is_tensor() || type.shape.size() != 1 ||
+          !IsInteger(type.dtype)) {
+        Error(fmt::format(
+            "gather index '{}' must be a rank-1 integer tensor, has type {}",
+            SummarizeExpr(*index.expr), TypeToString(type)));
+        return false;
+      }
+      return true;
+    }
     case IndexKind::kRange: {
       bool ok = VerifyIntegerScalarExpr(index.expr.get(), "range index start");
       CheckDim(index.size, [&] {

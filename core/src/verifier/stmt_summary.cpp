@@ -74,6 +74,11 @@ void WriteIndex(const Index& index, BoundedWriter& out) {
       WriteExpr(index.expr.get(), out);
       out.Append(")");
       return;
+    case IndexKind::kGather:
+      out.Append("gather(");
+      WriteExpr(index.expr.get(), out);
+      out.Append(")");
+      return;
     case IndexKind::kRange:
       out.Append("range(");
       WriteExpr(index.expr.get(), out);

@@ -223,6 +223,11 @@ class FunctionEmitter {
           items.push_back("int(" + (index.expr ? Ex(*index.expr) : "None") +
                           ")");
           break;
+        case IndexKind::kGather:
+          items.push_back("np.asarray(" +
+                          (index.expr ? Ex(*index.expr) : "None") +
+                          ").astype(np.int64)");
+          break;
         case IndexKind::kRange: {
           std::string begin = index.expr ? Ex(*index.expr) : "None";
           items.push_back("int(" + begin + "):int(" + begin + ") + " +

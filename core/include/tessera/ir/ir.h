@@ -191,6 +191,9 @@ enum class IndexKind : uint8_t {
   kNewAxis,  // `None`
   kScalar,   // operand: a scalar expression (`x[0]`, `x[tile.begin]`)
   kRange,    // operand: begin; `size`: static or symbolic extent
+  // operand: a rank-1 integer tensor; the dim becomes its length and
+  // element i reads position operand[i] (`table[indices[tile], :]`).
+  kGather,
 };
 
 struct Index {
