@@ -42,6 +42,11 @@ struct ModuleState {
     if (mask_fn.empty()) mask_fn = names.Fresh("_mask_tail");
     return mask_fn;
   }
+  std::string shift_mask_fn;  // shifted tile indices
+  std::string ShiftMask() {
+    if (shift_mask_fn.empty()) shift_mask_fn = names.Fresh("_mask_shifted");
+    return shift_mask_fn;
+  }
   std::string Pad() {
     if (pad_fn.empty()) pad_fn = names.Fresh("_pad_to_multiple");
     return pad_fn;
@@ -261,6 +266,21 @@ class DeviceEmitter : public ExprEmitter {
 
   std::string RefAccess(const std::string& ref, const IndexList& indices,
                         bool write);
+  // Shifted tile indices (device_shifted.cpp). The lanes of a shifted
+  // index that fall outside its tile or outside the dim are masked: loads
+  // read 0 there, stores keep what the ref holds.
+  struct ShiftMask {
+    size_t axis = 0;  // in the accessed region (scalar dims dropped)
+    std::string lanes, start, size;
+  };
+  // `pl.ds(...)` of a kShiftedTile index along `dim`; records its mask.
+  std::string ShiftedSlice(const Index& index, const RefPlan* ref, size_t dim,
+                           size_t axis);
+  // The start of any other index along a dim padded below 0 (pad_low).
+  std::string PadLowStart(const RefPlan* ref, size_t dim, std::string start);
+  std::string DimExtent(const RefPlan* ref, size_t dim);
+  std::string ApplyShiftMasks(std::string value, const std::string& fill);
+  std::vector<ShiftMask> shift_masks_;  // of the last RefAccess
   std::string MaskIfRagged(const Expr& value, int64_t axis,
                            std::string_view fill);
   std::string Kwarg(const std::string& name, const std::string& host_value);

@@ -26,7 +26,9 @@ std::string PallasTarget::AtomicUpdate(std::string_view kind,
 
 std::string PallasTarget::ModuleHelpers(const ModuleState& state) const {
   PyLines helpers;
-  EmitTailHelpers({state.round_up_fn, state.pad_fn, state.mask_fn}, helpers);
+  EmitTailHelpers(
+      {state.round_up_fn, state.pad_fn, state.mask_fn, state.shift_mask_fn},
+      helpers);
   AppendIndirectHelpers(state, helpers);
   return helpers.Text();
 }

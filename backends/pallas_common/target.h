@@ -53,6 +53,11 @@ class PallasTarget {
   // illegal block) would not compile either; nullopt when it would.
   virtual std::optional<std::string> UnalignedSlices(
       const RefPlan& ref) const = 0;
+  // Why a slice of `ref` along `dim` starting at a shifted tile's begin
+  // (`tile.begin + offset`, any element) would not compile; nullopt when it
+  // would.
+  virtual std::optional<std::string> UnalignedShift(const RefPlan& ref,
+                                                    size_t dim) const = 0;
   // True: every blocked dim is zero-padded to whole blocks, also where the
   // grid alone picks the block (no partial edge blocks).
   virtual bool PadEdgeBlocks() const { return false; }

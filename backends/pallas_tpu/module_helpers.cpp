@@ -41,7 +41,9 @@ std::string ModuleHelpers(const ModuleState& state,
   helpers.Line(
       "    return jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((), "
       "(), abstract_device=device))");
-  EmitTailHelpers({state.round_up_fn, state.pad_fn, state.mask_fn}, helpers);
+  EmitTailHelpers(
+      {state.round_up_fn, state.pad_fn, state.mask_fn, state.shift_mask_fn},
+      helpers);
   AppendIndirectHelpers(state, helpers);
   return helpers.Text();
 }

@@ -172,9 +172,11 @@ bool Parser::ParseIndex(Index& index) {
   }
   const Token token = Peek();
   bool call = token.kind == TokenKind::kIdent && Peek(1).Is("(");
-  if (call && (token.text == "scalar" || token.text == "tile")) {
-    IndexKind kind =
-        token.text == "scalar" ? IndexKind::kScalar : IndexKind::kTile;
+  if (call && (token.text == "scalar" || token.text == "tile" ||
+               token.text == "shifted")) {
+    IndexKind kind = token.text == "scalar" ? IndexKind::kScalar
+                     : token.text == "tile" ? IndexKind::kTile
+                                            : IndexKind::kShiftedTile;
     Skip();
     Skip();
     ExprPtr expr = ParseExpr();
@@ -200,10 +202,11 @@ bool Parser::ParseIndex(Index& index) {
     index = Index(IndexKind::kTile, std::move(expr));
     return true;
   }
-  return ErrorAt(token, fmt::format("expected an index (a tile name, ':', "
-                                    "None, scalar(...) or range(...)), "
-                                    "found {}",
-                                    Describe(token)));
+  return ErrorAt(token,
+                 fmt::format("expected an index (a tile name, ':', "
+                             "None, scalar(...), range(...) or shifted(...)), "
+                             "found {}",
+                             Describe(token)));
 }
 
 bool Parser::ParseLoopDims(std::vector<LoopDim>& dims) {

@@ -377,6 +377,18 @@ absl::StatusOr<Type> InferIndexed(OpKind op, const Type& base,
         }
         shape.push_back(index_type.shape[0]);
         break;
+      case IndexKind::kShiftedTile:
+        if (!is_load) {
+          return Error("'subscript' takes only ':', None and integer indices");
+        }
+        if (!index_type.is_tensor() || index_type.shape.size() != 1 ||
+            !IsInteger(index_type.dtype)) {
+          return Error(fmt::format(
+              "index {} must be a shifted tile index (i32[block]), got {}", i,
+              TypeToString(index_type)));
+        }
+        shape.push_back(index_type.shape[0]);
+        break;
       case IndexKind::kScalar:
       case IndexKind::kRange:
         if (!index_type.is_scalar() || !IsInteger(index_type.dtype)) {
