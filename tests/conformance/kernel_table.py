@@ -20,6 +20,7 @@ KERNELS = (
     "chunk_sums", "k_grid_matmul", "tunable_split_k", "fp8_matmul_quant",
     "grid_bmm",
     "jagged_sum", "jagged_mean", "jagged_softmax", "embedding",
+    "chunk_state", "lagged_diff", "concat_seq",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -121,6 +122,28 @@ SPECS = {
                             dtypes=("float32",), arg_dtypes=("int32", None),
                             large=(LargeCase("vocab 8192 d 256 n 4096",
                                              [(4096,), (8192, 256)], "float32"),)),
+    # Shifted tile indices (`c_start + tile_l.index`, `tile_t + lead`,
+    # `tile_t.index + seq`) on the leading sequence dim. chunk_state:
+    # B [batch, seqlen, ngroups, dstate], x [batch, seqlen, nheads, headdim],
+    # dt and decay [batch, nheads, nchunks, chunk_size]; ragged: the last
+    # chunk runs past seqlen (200 = 3 * 64 + 8), headdim and dstate are
+    # partial blocks, two heads per group. f32 only: a bf16 scalar load
+    # (`decay[..., chunk_size - 1]`) is a 16-bit vector.extract Mosaic
+    # rejects ("Only 32-bit scalar vector.extracts supported").
+    "chunk_state": KernelSpec({"even": [(1, 256, 1, 128), (1, 256, 2, 128),
+                                        (1, 2, 2, 128), (1, 2, 2, 128)],
+                               "ragged": [(2, 200, 2, 136), (2, 200, 4, 40),
+                                          (2, 4, 4, 64), (2, 4, 4, 64)]},
+                              dtypes=("float32",)),
+    # Ragged: 200 steps, a last tile of 8 of the 32-step block, shifts 3 and
+    # 5 and 200 that no block divides. f32 only: the head is one row of the
+    # second-minor dim at a dynamic offset (`tile_h.begin`), which Mosaic
+    # rejects for packed types (E2003 "multiple of 2"; docs/tpu_legality.md).
+    "lagged_diff": KernelSpec({"even": [(256, 2, 128)], "ragged": [(200, 3, 136)]},
+                              dtypes=("float32",)),
+    "concat_seq": KernelSpec({"even": _same((256, 2, 128), 2),
+                              "ragged": _same((200, 3, 136), 2)},
+                             dtypes=("float32",)),
 }
 
 
