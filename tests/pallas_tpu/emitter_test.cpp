@@ -485,28 +485,27 @@ TEST(Emitter, RejectsIllegalBlocksWhoseSlicesWouldBeUnaligned) {
       << result.diagnostics;
 }
 
-
 TEST(Emitter, ShiftedTileIndicesSliceAPaddedWholeDimAndMaskTheirLanes) {
   Result result = Emit("shifted.tir", Launcher::kUnroll);
   ASSERT_TRUE(result.ok) << result.diagnostics;
-  for (const char* expected : {
-           // One block of zeros above the sequence, and below it for the
-           // negative shift.
-           "x_padded = jnp.pad(x, ((32, 32), (0, 0), (0, 0)))",
-           // The start is clamped into the padding; lanes past the tile or
-           // outside [0, 200) are masked (loads read 0).
-           "_mask_shifted(x[pl.ds(jnp.clip(tile_t * 32 + 3, -32, 200) + 32, "
-           "32), tile_h, :], 0, 200 - (tile_t * 32), (tile_t * 32 + 3), 200, "
-           "0)",
-           "pl.ds(jnp.clip(tile_t * 32 - 5, -32, 200) + 32, 32)",
-           // A shifted store keeps what the ref holds in masked lanes, and
-           // so does the plain store of the ragged tile into the longer dim.
-           "out[pl.ds(jnp.clip(tile_t * 32 + 200, 0, 400), 32), tile_h, :] = "
-           "_mask_shifted(behind, 0, 200 - (tile_t * 32), (tile_t * 32 + 200), "
-           "400, out[pl.ds(jnp.clip(tile_t * 32 + 200, 0, 400), 32), tile_h, "
-           ":])",
-           "out[pl.ds(pl.multiple_of(tile_t * 32, 32), 32), tile_h, :] = "
-           "_mask_shifted(ahead, 0, 200 - (tile_t * 32), (tile_t * 32), 400, "}) {
+  for (const char* expected :
+       {// One block of zeros above the sequence, and below it for the
+        // negative shift.
+        "x_padded = jnp.pad(x, ((32, 32), (0, 0), (0, 0)))",
+        // The start is clamped into the padding; lanes past the tile or
+        // outside [0, 200) are masked (loads read 0).
+        "_mask_shifted(x[pl.ds(jnp.clip(tile_t * 32 + 3, -32, 200) + 32, "
+        "32), tile_h, :], 0, 200 - (tile_t * 32), (tile_t * 32 + 3), 200, "
+        "0)",
+        "pl.ds(jnp.clip(tile_t * 32 - 5, -32, 200) + 32, 32)",
+        // A shifted store keeps what the ref holds in masked lanes, and
+        // so does the plain store of the ragged tile into the longer dim.
+        "out[pl.ds(jnp.clip(tile_t * 32 + 200, 0, 400), 32), tile_h, :] = "
+        "_mask_shifted(behind, 0, 200 - (tile_t * 32), (tile_t * 32 + 200), "
+        "400, out[pl.ds(jnp.clip(tile_t * 32 + 200, 0, 400), 32), tile_h, "
+        ":])",
+        "out[pl.ds(pl.multiple_of(tile_t * 32, 32), 32), tile_h, :] = "
+        "_mask_shifted(ahead, 0, 200 - (tile_t * 32), (tile_t * 32), 400, "}) {
     EXPECT_NE(result.code.find(expected), std::string::npos) << expected << "\n"
                                                              << result.code;
   }
@@ -515,7 +514,8 @@ TEST(Emitter, ShiftedTileIndicesSliceAPaddedWholeDimAndMaskTheirLanes) {
 TEST(Emitter, RejectsAShiftedTileOnAMinorDimWithItsLocation) {
   // Mosaic proves the alignment of a dynamic slice of the two minor dims
   // from its offset (E2003); tile.begin + 3 is not provably aligned.
-  const std::string kMinorShift = R"(module "minor.tir" properties [ssa, outlined]
+  const std::string kMinorShift =
+      R"(module "minor.tir" properties [ssa, outlined]
 
 func host @minor(x: ref<f32[256, 256]>) -> (ref<f32[256, 256]>) @1:1 {
   out: ref<f32[256, 256]> = empty() {shape = dims[256, 256], dtype = f32} @2:3
