@@ -238,6 +238,15 @@ def concat_seq(x, y):
     return np.concatenate([x, y])
 
 
+def neighbor_sum(x):
+    (x,) = _f64(x)
+    below = np.zeros_like(x)
+    below[:-1] = x[1:]
+    left = np.zeros_like(x)
+    left[:, 3:] = x[:, :-3]
+    return below + left
+
+
 def jagged_offsets(total, num_segments, rng):
     """Random non-decreasing offsets from 0 to total with some empty
     segments (a third of them, at random) and unaligned starts."""

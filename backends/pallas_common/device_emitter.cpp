@@ -273,7 +273,7 @@ std::string DeviceEmitter::RefAccess(const std::string& ref_name,
           shift_masks_.push_back(ShiftMask{
               axis - 1,
               fmt::format("{} - {}", TileLimit(tile->name), Paren(begin)),
-              Paren(begin), DimExtent(ref, ref_dim)});
+              Paren(begin), DimExtent(ref, ref_dim), "", 0});
         }
         start = PadLowStart(ref, ref_dim, start);
         parts.push_back(fmt::format("pl.ds({}, {})", start, tile->block));

@@ -42,7 +42,13 @@ struct ModuleState {
     if (mask_fn.empty()) mask_fn = names.Fresh("_mask_tail");
     return mask_fn;
   }
-  std::string shift_mask_fn;  // shifted tile indices
+  std::string shift_mask_fn;    // shifted tile indices
+  std::string shift_window_fn;  // ... on a dim sliced only aligned
+  std::string ShiftWindow() {
+    if (shift_window_fn.empty())
+      shift_window_fn = names.Fresh("_shifted_window");
+    return shift_window_fn;
+  }
   std::string ShiftMask() {
     if (shift_mask_fn.empty()) shift_mask_fn = names.Fresh("_mask_shifted");
     return shift_mask_fn;
@@ -272,6 +278,10 @@ class DeviceEmitter : public ExprEmitter {
   struct ShiftMask {
     size_t axis = 0;  // in the accessed region (scalar dims dropped)
     std::string lanes, start, size;
+    // A window load (SpecDim::shift_align > 1): the offset of the shifted
+    // tile's first element in the aligned window, and the tile's block.
+    std::string window_delta;
+    int64_t block = 0;
   };
   // `pl.ds(...)` of a kShiftedTile index along `dim`; records its mask.
   std::string ShiftedSlice(const Index& index, const RefPlan* ref, size_t dim,

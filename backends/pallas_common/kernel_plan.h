@@ -58,6 +58,9 @@ struct SpecDim {
   // (`tile.index - offset`) may start up to one block below 0. Every access
   // of the dim adds it to its start.
   int64_t pad_low = 0;
+  // Shifted tile indices along the dim start their slices at multiples of
+  // this (PallasTarget::ShiftAlignment; 1: anywhere).
+  int64_t shift_align = 1;
 };
 
 struct RefAccess {

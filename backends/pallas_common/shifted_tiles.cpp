@@ -78,19 +78,30 @@ std::optional<ShiftPlanError> PlanShiftedDims(const KernelPlan& plan,
                         "read from memory, is not supported",
                         tile->name)};
       }
-      if (std::optional<std::string> why =
-              plan.target->UnalignedShift(ref, d)) {
+      const int64_t align = plan.target->ShiftAlignment(ref, d);
+      if (align > 1 && access.write) {
         return ShiftPlanError{
             index.expr->loc,
-            fmt::format("'{}' is indexed by tile '{}' shifted by an offset "
-                        "along dim {}: {}",
-                        ref.name, tile->name, d, *why)};
+            fmt::format("a store into '{}' at tile '{}' shifted by an offset "
+                        "along dim {}, one of its two minor dims, is not "
+                        "supported by the {} backend: its slices of that dim "
+                        "start at multiples of {} elements (Mosaic E2003), "
+                        "and tile.begin + offset is not one; shift a leading "
+                        "dim instead (loads take any offset)",
+                        ref.name, tile->name, d, plan.target->backend_name(),
+                        align)};
       }
       SpecDim& spec = ref.dims[d];
       spec.kind = SpecKind::kFull;
-      spec.pad_extra = std::max(spec.pad_extra, tile->block);
+      spec.shift_align = std::max(spec.shift_align, align);
+      // The slice (a window of block + align - 1 more on aligned dims) may
+      // start one block outside the dim: zeros there, aligned below so
+      // that every other access of the dim stays aligned.
+      const int64_t window = tile->block + (align > 1 ? align : 0);
+      spec.pad_extra = std::max(spec.pad_extra, window);
       if (shift->negated || !NonNegative(*shift->offset, sizes)) {
-        spec.pad_low = std::max(spec.pad_low, tile->block);
+        spec.pad_low =
+            std::max(spec.pad_low, (tile->block + align - 1) / align * align);
       }
     }
   }
@@ -158,13 +169,28 @@ std::string DeviceEmitter::ShiftedSlice(const Index& index, const RefPlan* ref,
       tile->maybe_partial
           ? fmt::format("{} - {}", TileLimit(tile->name), Paren(begin))
           : fmt::format("{}", tile->block);
-  shift_masks_.push_back(ShiftMask{axis, lanes, Paren(start), size});
-  return fmt::format("pl.ds({}, {})", slice_start, tile->block);
+  const int64_t align = ref->dims[dim].shift_align;
+  if (align <= 1) {
+    shift_masks_.push_back(ShiftMask{axis, lanes, Paren(start), size, "", 0});
+    return fmt::format("pl.ds({}, {})", slice_start, tile->block);
+  }
+  // The dim is sliced only at multiples of `align`: an aligned window that
+  // holds the tile, realigned in registers (ShiftWindow).
+  const std::string padded = Paren(slice_start);
+  const std::string delta = fmt::format("{} % {}", padded, align);
+  shift_masks_.push_back(
+      ShiftMask{axis, lanes, Paren(start), size, delta, tile->block});
+  return fmt::format("pl.ds(pl.multiple_of({} - {}, {}), {})", padded, delta,
+                     align, tile->block + align);
 }
 
 std::string DeviceEmitter::ApplyShiftMasks(std::string value,
                                            const std::string& fill) {
   for (const ShiftMask& mask : shift_masks_) {
+    if (!mask.window_delta.empty()) {
+      value = fmt::format("{}({}, {}, {}, {})", state_.ShiftWindow(), value,
+                          mask.axis, mask.window_delta, mask.block);
+    }
     value = fmt::format("{}({}, {}, {}, {}, {}, {})", state_.ShiftMask(), value,
                         mask.axis, mask.lanes, mask.start, mask.size, fill);
   }

@@ -23,22 +23,16 @@ class TpuTarget : public PallasTarget {
     return CheckBlockShape(block, dtype);
   }
 
-  std::optional<std::string> UnalignedShift(const RefPlan& ref,
-                                            size_t dim) const override {
-    // A shifted tile starts at any element; Mosaic rejects a dynamic slice
-    // of the two minor dims it cannot prove aligned (E2003
-    // UnprovenMemoryAccessAlignment: libtpu 0.0.42, v5e-v7x, f32 and bf16
-    // alike), while leading dims take any offset.
+  int64_t ShiftAlignment(const RefPlan& ref, size_t dim) const override {
+    // Mosaic rejects a dynamic slice of the two minor dims it cannot prove
+    // aligned (E2003 UnprovenMemoryAccessAlignment, libtpu 0.0.42, v5e-v7x,
+    // f32 and bf16 alike): 128 lanes, and on the second-minor dim the
+    // sublane tiling of the dtype (8 / 16 / 32 rows for 32 / 16 / 8 bits).
+    // Leading dims take any offset.
     const size_t rank = ref.dims.size();
-    if (dim + 2 < rank) return std::nullopt;
-    const bool lanes = dim + 1 == rank;
-    return fmt::format(
-        "the TPU slices its {} dim only at offsets that are provably "
-        "multiples of {} (Mosaic E2003 UnprovenMemoryAccessAlignment), and "
-        "tile.begin + offset is not; shift a leading dim instead (put the "
-        "shifted dim before the last two, e.g. with a host-side view)",
-        lanes ? "minor (lane)" : "second-minor (sublane)",
-        lanes ? "128 lanes" : "the sublane tiling");
+    if (dim + 2 < rank) return 1;
+    if (dim + 1 == rank) return 128;
+    return 8 * (4 / std::max<int64_t>(1, DTypeBytes(ref.type.dtype)));
   }
   std::optional<std::string> UnalignedSlices(
       const RefPlan& ref) const override {

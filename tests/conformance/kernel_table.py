@@ -20,7 +20,7 @@ KERNELS = (
     "chunk_sums", "k_grid_matmul", "tunable_split_k", "fp8_matmul_quant",
     "grid_bmm",
     "jagged_sum", "jagged_mean", "jagged_softmax", "embedding",
-    "chunk_state", "lagged_diff", "concat_seq",
+    "chunk_state", "lagged_diff", "concat_seq", "neighbor_sum",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -144,6 +144,9 @@ SPECS = {
     "concat_seq": KernelSpec({"even": _same((256, 2, 128), 2),
                               "ragged": _same((200, 3, 136), 2)},
                              dtypes=("float32",)),
+    # Shifts on both minor dims (+1 row, -3 lanes): aligned windows rotated
+    # into place on the TPU.
+    "neighbor_sum": KernelSpec({"even": [(256, 256)], "ragged": [(200, 300)]}),
 }
 
 
