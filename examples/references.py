@@ -247,6 +247,11 @@ def neighbor_sum(x):
     return below + left
 
 
+def concat_cols(x, y):
+    x, y = _f64(x, y)
+    return np.concatenate([x, y], axis=1)
+
+
 def jagged_offsets(total, num_segments, rng):
     """Random non-decreasing offsets from 0 to total with some empty
     segments (a third of them, at random) and unaligned starts."""

@@ -20,7 +20,7 @@ KERNELS = (
     "chunk_sums", "k_grid_matmul", "tunable_split_k", "fp8_matmul_quant",
     "grid_bmm",
     "jagged_sum", "jagged_mean", "jagged_softmax", "embedding",
-    "chunk_state", "lagged_diff", "concat_seq", "neighbor_sum",
+    "chunk_state", "lagged_diff", "concat_seq", "neighbor_sum", "concat_cols",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -147,6 +147,14 @@ SPECS = {
     # Shifts on both minor dims (+1 row, -3 lanes): aligned windows rotated
     # into place on the TPU.
     "neighbor_sum": KernelSpec({"even": [(256, 256)], "ragged": [(200, 300)]}),
+    # Lane shifts by 0 and -nx (Helion's concatenate without hl.load): the
+    # ragged x ends mid-block (300), so one output block reads both halves.
+    # f32 only: the kernel's own torch.where with a broadcast row mask
+    # (`(tile_n.index < nx)[None, :]`) on bf16 values is a relayout Mosaic
+    # rejects ("Invalid relayout ... vector<128x128xi1>"), shifts aside.
+    "concat_cols": KernelSpec({"even": [(256, 256), (256, 128)],
+                               "ragged": [(200, 300), (200, 136)]},
+                              dtypes=("float32",)),
 }
 
 
