@@ -53,7 +53,8 @@ void EmitTailHelpers(const TailHelperNames& names, PyLines& helpers) {
         "    # of the tile (below lanes) whose element start + lane lies in "
         "[0, size).");
     helpers.Line(
-        "    lane = jax.lax.broadcasted_iota(jnp.int32, value.shape, axis)");
+        "    shape = jnp.broadcast_shapes(jnp.shape(value), jnp.shape(fill))");
+    helpers.Line("    lane = jax.lax.broadcasted_iota(jnp.int32, shape, axis)");
     helpers.Line(
         "    keep = (lane < lanes) & (start + lane >= 0) & (start + lane < "
         "size)");
