@@ -238,6 +238,49 @@ def jagged_gather_sum(x_data, x_offsets, x_lengths, max_length=8):
                      zip(np.asarray(x_offsets, np.int64), np.asarray(x_lengths, np.int64))])
 
 
+def chunk_state(B, x, dt, decay):
+    B, x, dt, decay = _f64(B, x, dt, decay)
+    batch, seqlen, ngroups, dstate = B.shape
+    nheads, headdim = x.shape[2], x.shape[3]
+    nchunks, chunk_size = dt.shape[2], dt.shape[3]
+    pad = nchunks * chunk_size - seqlen
+    x = np.pad(x, ((0, 0), (0, pad), (0, 0), (0, 0)))
+    B = np.pad(B, ((0, 0), (0, pad), (0, 0), (0, 0)))
+    x = x.reshape(batch, nchunks, chunk_size, nheads, headdim)
+    B = B.reshape(batch, nchunks, chunk_size, ngroups, dstate)
+    B = np.repeat(B, nheads // ngroups, axis=3)
+    weight = np.exp(decay[..., -1:] - decay) * dt  # [batch, nheads, nchunks, l]
+    return np.einsum("bhcl,bclhp,bclhn->bchpn", weight, x, B)
+
+
+def lagged_diff(x, lead=3, lag=5):
+    (x,) = _f64(x)
+    seq = x.shape[0]
+    zeros = np.zeros((max(lead, lag),) + x.shape[1:])
+    padded = np.concatenate([zeros, x, zeros])
+    base = max(lead, lag)
+    return padded[base + lead:base + lead + seq] - padded[base - lag:base - lag + seq]
+
+
+def concat_seq(x, y):
+    x, y = _f64(x, y)
+    return np.concatenate([x, y])
+
+
+def neighbor_sum(x):
+    (x,) = _f64(x)
+    below = np.zeros_like(x)
+    below[:-1] = x[1:]
+    left = np.zeros_like(x)
+    left[:, 3:] = x[:, :-3]
+    return below + left
+
+
+def concat_cols(x, y):
+    x, y = _f64(x, y)
+    return np.concatenate([x, y], axis=1)
+
+
 def jagged_offsets(total, num_segments, rng):
     """Random non-decreasing offsets from 0 to total with some empty
     segments (a third of them, at random) and unaligned starts."""

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_join.h"
 #include "fmt/format.h"
+#include "shifted_tiles.h"
 
 namespace tessera::pallas {
 
@@ -202,25 +203,38 @@ std::string DeviceEmitter::RefAccess(const std::string& ref_name,
   }
   std::vector<std::string> parts;
   size_t dim = 0;
+  size_t axis = 0;  // of the accessed region
   bool all_whole = true;
+  shift_masks_.clear();
   for (const Index& index : indices) {
     if (index.kind == IndexKind::kNewAxis) continue;
     const SpecDim* spec =
         ref && dim < ref->dims.size() ? &ref->dims[dim] : nullptr;
-    ++dim;
+    const size_t ref_dim = dim++;
+    if (index.kind != IndexKind::kScalar) ++axis;
     switch (index.kind) {
       case IndexKind::kSlice:
+        if (spec && spec->pad_low > 0) {
+          parts.push_back(fmt::format("pl.ds({}, {})", spec->pad_low,
+                                      DimExtent(ref, ref_dim)));
+          all_whole = false;
+          break;
+        }
         parts.push_back(":");
         break;
       case IndexKind::kScalar:
-        parts.push_back(Emit(*index.expr));
+        parts.push_back(PadLowStart(ref, ref_dim, Emit(*index.expr)));
         all_whole = false;
         break;
       case IndexKind::kRange:
-        parts.push_back(fmt::format("pl.ds({}, {})", Emit(*index.expr),
-                                    index.size.is_static()
-                                        ? fmt::format("{}", index.size.size)
-                                        : DimSymbol(index.size.symbol)));
+        parts.push_back(fmt::format(
+            "pl.ds({}, {})", PadLowStart(ref, ref_dim, Emit(*index.expr)),
+            index.size.is_static() ? fmt::format("{}", index.size.size)
+                                   : DimSymbol(index.size.symbol)));
+        all_whole = false;
+        break;
+      case IndexKind::kShiftedTile:
+        parts.push_back(ShiftedSlice(index, ref, ref_dim, axis - 1));
         all_whole = false;
         break;
       case IndexKind::kTile: {
@@ -252,6 +266,17 @@ std::string DeviceEmitter::RefAccess(const std::string& ref_name,
         } else if (tile->jagged && tile->align > 1) {
           start = fmt::format("pl.multiple_of({}, {})", start, tile->align);
         }
+        // A ragged tile stored into a longer dim (`out[tile]` next to
+        // `out[tile.index + n]`) keeps what lies past the tile's end.
+        if (write && ref && tile->maybe_partial && !tile->jagged &&
+            !TileSpansDim(plan_, *tile, ref->type.shape[ref_dim])) {
+          const std::string begin = TileBegin(tile->name);
+          shift_masks_.push_back(ShiftMask{
+              axis - 1,
+              fmt::format("{} - {}", TileLimit(tile->name), Paren(begin)),
+              Paren(begin), DimExtent(ref, ref_dim), "", 0});
+        }
+        start = PadLowStart(ref, ref_dim, start);
         parts.push_back(fmt::format("pl.ds({}, {})", start, tile->block));
         all_whole = false;
         break;
@@ -275,6 +300,7 @@ std::string DeviceEmitter::RefAccess(const std::string& ref_name,
     }
     text += "]";
   }
+  if (!write) text = ApplyShiftMasks(text, "0");
   return with_suffix(text);
 }
 
@@ -412,6 +438,7 @@ bool DeviceEmitter::EmitStore(const Stmt& stmt, PyLines& out) {
   }
   std::string target = RefAccess(ref, stmt.indices, true);
   value = MaskJaggedStore(stmt, target, value);
+  value = ApplyShiftMasks(value, target);
   if (!FlushExprErrors(stmt.loc)) return false;
   out.Line(fmt::format("{} = {}", target, value));
   return true;
@@ -430,6 +457,16 @@ bool DeviceEmitter::EmitAtomic(const Stmt& stmt, PyLines& out) {
             : fmt::format("jnp.asarray({}, {})", value, JnpDType(ref_dtype));
   }
   std::string target = RefAccess(ref, stmt.indices, true);
+  if (std::any_of(stmt.indices.begin(), stmt.indices.end(),
+                  [](const Index& index) {
+                    return index.kind == IndexKind::kShiftedTile;
+                  })) {
+    return Error(stmt.loc,
+                 fmt::format("an atomic into '{}' at a shifted tile index "
+                             "(tile.index + offset) is not supported by the "
+                             "{} backend",
+                             ref, plan_.target->backend_name()));
+  }
   if (!FlushExprErrors(stmt.loc)) return false;
   if (kind != "add" && kind != "max" && kind != "min") {
     return Error(stmt.loc, fmt::format("unknown atomic op '{}'", kind));

@@ -47,6 +47,17 @@ struct ModuleState {
     if (mask_fn.empty()) mask_fn = names.Fresh("_mask_tail");
     return mask_fn;
   }
+  std::string shift_mask_fn;    // shifted tile indices
+  std::string shift_window_fn;  // ... on a dim sliced only aligned
+  std::string ShiftWindow() {
+    if (shift_window_fn.empty())
+      shift_window_fn = names.Fresh("_shifted_window");
+    return shift_window_fn;
+  }
+  std::string ShiftMask() {
+    if (shift_mask_fn.empty()) shift_mask_fn = names.Fresh("_mask_shifted");
+    return shift_mask_fn;
+  }
   std::string Pad() {
     if (pad_fn.empty()) pad_fn = names.Fresh("_pad_to_multiple");
     return pad_fn;
@@ -276,6 +287,25 @@ class DeviceEmitter : public ExprEmitter {
   // a Fail().
   std::optional<std::string> GatherIndexRow(const Expr& index,
                                             const std::string& row, int depth);
+  // Shifted tile indices (device_shifted.cpp). The lanes of a shifted
+  // index that fall outside its tile or outside the dim are masked: loads
+  // read 0 there, stores keep what the ref holds.
+  struct ShiftMask {
+    size_t axis = 0;  // in the accessed region (scalar dims dropped)
+    std::string lanes, start, size;
+    // A window load (SpecDim::shift_align > 1): the offset of the shifted
+    // tile's first element in the aligned window, and the tile's block.
+    std::string window_delta;
+    int64_t block = 0;
+  };
+  // `pl.ds(...)` of a kShiftedTile index along `dim`; records its mask.
+  std::string ShiftedSlice(const Index& index, const RefPlan* ref, size_t dim,
+                           size_t axis);
+  // The start of any other index along a dim padded below 0 (pad_low).
+  std::string PadLowStart(const RefPlan* ref, size_t dim, std::string start);
+  std::string DimExtent(const RefPlan* ref, size_t dim);
+  std::string ApplyShiftMasks(std::string value, const std::string& fill);
+  std::vector<ShiftMask> shift_masks_;  // of the last RefAccess
   std::string MaskIfRagged(const Expr& value, int64_t axis,
                            std::string_view fill);
   std::string Kwarg(const std::string& name, const std::string& host_value);

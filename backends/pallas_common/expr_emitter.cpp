@@ -566,6 +566,7 @@ std::string ExprEmitter::Subscript(const Expr& expr) {
                                 : DimSymbol(index.size.symbol));
         break;
       case IndexKind::kTile:
+      case IndexKind::kShiftedTile:
         Fail("a tile index on a value (not a ref) is not supported");
         text += ":";
         break;

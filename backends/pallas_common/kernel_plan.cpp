@@ -7,6 +7,7 @@
 #include "fmt/format.h"
 #include "gather_plan.h"
 #include "indirect_plan.h"
+#include "shifted_tiles.h"
 
 namespace tessera::pallas {
 
@@ -240,6 +241,9 @@ bool PlanBuilder::Build() {
       }
     }
     PlanPadding(ref);
+    if (std::optional<ShiftPlanError> error = PlanShiftedDims(plan_, ref)) {
+      return Error(error->loc, error->message);
+    }
   }
   PlanGrid();
   return true;

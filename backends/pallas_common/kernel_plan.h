@@ -57,6 +57,13 @@ struct SpecDim {
   // Elements added after that padding: a jagged tile's last block may start
   // anywhere below the dim's end.
   int64_t pad_extra = 0;
+  // Elements added before the dim's start: a shifted tile index
+  // (`tile.index - offset`) may start up to one block below 0. Every access
+  // of the dim adds it to its start.
+  int64_t pad_low = 0;
+  // Shifted tile indices along the dim start their slices at multiples of
+  // this (PallasTarget::ShiftAlignment; 1: anywhere).
+  int64_t shift_align = 1;
 };
 
 struct RefAccess {

@@ -337,29 +337,38 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
         ref.written() && !bindings.outputs_with_init.count(ref.name);
     if (fresh_output) continue;
     std::string multiples;
-    bool any = false;
+    bool any_multiple = false;
     for (size_t d = 0; d < ref.dims.size(); ++d) {
       multiples += (d ? ", " : "") + PadMultiple(ref, d, host_name);
-      any = any || ref.dims[d].pad_multiple > 1 ||
-            ref.dims[d].pad_to_kernel_block;
+      any_multiple = any_multiple || ref.dims[d].pad_multiple > 1 ||
+                     ref.dims[d].pad_to_kernel_block;
     }
     if (ref.dims.size() == 1) multiples += ",";
-    if (!any) {
+    const bool any_extra =
+        std::any_of(ref.dims.begin(), ref.dims.end(), [](const SpecDim& dim) {
+          return dim.pad_extra > 0 || dim.pad_low > 0;
+        });
+    if (!any_multiple && !any_extra) {
       padded[ref.name] = Name(host_name);
       continue;
     }
     std::string name = state_.names.Fresh(host_name + "_padded");
-    body_.Line(fmt::format("{} = {}({}, ({}))", name, state_.Pad(),
-                           Name(host_name), multiples));
+    std::string source = Name(host_name);
+    if (any_multiple) {
+      body_.Line(fmt::format("{} = {}({}, ({}))", name, state_.Pad(), source,
+                             multiples));
+      source = name;
+    }
     std::string extra;
     for (const SpecDim& dim : ref.dims) {
-      extra +=
-          fmt::format("{}(0, {})", extra.empty() ? "" : ", ", dim.pad_extra);
+      extra += fmt::format("{}({}, {})", extra.empty() ? "" : ", ", dim.pad_low,
+                           dim.pad_extra);
     }
-    if (std::any_of(ref.dims.begin(), ref.dims.end(),
-                    [](const SpecDim& dim) { return dim.pad_extra > 0; })) {
-      // A jagged block may start anywhere below the end: one more block.
-      body_.Line(fmt::format("{} = jnp.pad({}, ({}))", name, name, extra));
+    if (ref.dims.size() == 1) extra += ",";
+    if (any_extra) {
+      // A jagged block may start anywhere below the end, a shifted tile's
+      // block one block outside the dim on either side: one more block.
+      body_.Line(fmt::format("{} = jnp.pad({}, ({}))", name, source, extra));
     }
     padded[ref.name] = name;
   }
@@ -390,21 +399,19 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
       int64_t multiple = ref.dims[d].pad_multiple;
       return fmt::format(
           "{}", (static_dim.size + multiple - 1) / multiple * multiple +
-                    ref.dims[d].pad_extra);
+                    ref.dims[d].pad_extra + ref.dims[d].pad_low);
     }
     auto it = padded.find(ref.name);
     if (it != padded.end()) return fmt::format("{}.shape[{}]", it->second, d);
     std::string dim = HostDim(host_name, d);
     int64_t multiple = ref.dims[d].pad_multiple;
-    if (ref.dims[d].pad_to_kernel_block) {
-      const std::string block = target_.KernelBlockSizeText(dim);
-      return multiple > 1
-                 ? fmt::format("{}({}, {})", state_.RoundUp(), block, multiple)
-                 : block;
-    }
-    return multiple > 1
-               ? fmt::format("{}({}, {})", state_.RoundUp(), dim, multiple)
-               : dim;
+    if (ref.dims[d].pad_to_kernel_block) dim = target_.KernelBlockSizeText(dim);
+    std::string rounded =
+        multiple > 1
+            ? fmt::format("{}({}, {})", state_.RoundUp(), dim, multiple)
+            : dim;
+    const int64_t extra = ref.dims[d].pad_extra + ref.dims[d].pad_low;
+    return extra > 0 ? fmt::format("{} + {}", rounded, extra) : rounded;
   };
   std::vector<VmemBuffer> vmem;
   auto spec_of = [&](const RefPlan& ref) -> std::string {
@@ -434,7 +441,8 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
         const Dim& dim = ref.type.shape[d];
         int64_t multiple = spec.pad_multiple;
         sizes.push_back(dim.is_static()
-                            ? (dim.size + multiple - 1) / multiple * multiple
+                            ? (dim.size + multiple - 1) / multiple * multiple +
+                                  spec.pad_extra + spec.pad_low
                             : -1);
       }
     }
@@ -587,10 +595,15 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     bool any = false;
     std::string slices;
     for (size_t d = 0; d < ref->dims.size(); ++d) {
-      if (ref->dims[d].pad_multiple > 1 || ref->dims[d].pad_to_kernel_block) {
+      const SpecDim& dim = ref->dims[d];
+      if (dim.pad_multiple > 1 || dim.pad_extra > 0 || dim.pad_low > 0 ||
+          dim.pad_to_kernel_block) {
         any = true;
-        slices += fmt::format("{}:{}", d ? ", " : "",
-                              HostDim(host_ref_of[ref->name], d));
+        const std::string size = HostDim(host_ref_of[ref->name], d);
+        slices += fmt::format(
+            "{}{}:{}", d ? ", " : "",
+            dim.pad_low > 0 ? fmt::format("{}", dim.pad_low) : "",
+            dim.pad_low > 0 ? fmt::format("{} + {}", dim.pad_low, size) : size);
       } else {
         slices += d ? ", :" : ":";
       }

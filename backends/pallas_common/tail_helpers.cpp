@@ -41,6 +41,26 @@ void EmitTailHelpers(const TailHelperNames& names, PyLines& helpers) {
         "    return jnp.where(index < limit, value, "
         "jnp.asarray(fill, value.dtype))");
   }
+  if (!names.shift_mask_fn.empty()) {
+    helpers.Blank();
+    helpers.Blank();
+    helpers.Line(fmt::format("def {}(value, axis, lanes, start, size, fill):",
+                             names.shift_mask_fn));
+    helpers.Line(
+        "    # A shifted tile index (tile.index + offset) along axis: keeps "
+        "the lanes");
+    helpers.Line(
+        "    # of the tile (below lanes) whose element start + lane lies in "
+        "[0, size).");
+    helpers.Line(
+        "    shape = jnp.broadcast_shapes(jnp.shape(value), jnp.shape(fill))");
+    helpers.Line("    lane = jax.lax.broadcasted_iota(jnp.int32, shape, axis)");
+    helpers.Line(
+        "    keep = (lane < lanes) & (start + lane >= 0) & (start + lane < "
+        "size)");
+    helpers.Line(
+        "    return jnp.where(keep, value, jnp.asarray(fill, value.dtype))");
+  }
 }
 
 }  // namespace tessera::pallas

@@ -14,6 +14,7 @@ struct TailHelperNames {
   std::string round_up_fn;
   std::string pad_fn;
   std::string mask_fn;
+  std::string shift_mask_fn;
 };
 
 // Appends the used helpers (each preceded by two blank lines) to `out`.

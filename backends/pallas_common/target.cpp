@@ -30,7 +30,9 @@ std::optional<std::string> PallasTarget::GatherRowsProblem(DType) const {
 
 std::string PallasTarget::ModuleHelpers(const ModuleState& state) const {
   PyLines helpers;
-  EmitTailHelpers({state.round_up_fn, state.pad_fn, state.mask_fn}, helpers);
+  EmitTailHelpers(
+      {state.round_up_fn, state.pad_fn, state.mask_fn, state.shift_mask_fn},
+      helpers);
   AppendIndirectHelpers(state, helpers);
   return helpers.Text();
 }

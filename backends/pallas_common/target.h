@@ -64,6 +64,11 @@ class PallasTarget {
   virtual std::string KernelBlockSizeText(const std::string& size) const {
     return size;
   }
+  // The alignment (elements) a dynamic slice of `ref` along `dim` must
+  // start at; 1: any element. A shifted tile index (`tile.begin + offset`)
+  // along a dim with alignment A > 1 loads an aligned window of block + A
+  // elements and rotates its first element into place (ShiftWindow).
+  virtual int64_t ShiftAlignment(const RefPlan& ref, size_t dim) const = 0;
   // True: every blocked dim is zero-padded to whole blocks, also where the
   // grid alone picks the block (no partial edge blocks).
   virtual bool PadEdgeBlocks() const { return false; }

@@ -55,6 +55,9 @@ class GpuTarget : public PallasTarget {
     }
     return std::nullopt;
   }
+  int64_t ShiftAlignment(const RefPlan&, size_t) const override {
+    return 1;  // Triton slices at any element offset
+  }
   std::optional<std::string> UnalignedSlices(const RefPlan&) const override {
     return std::string("a block of a power of two in every dim");
   }

@@ -41,8 +41,36 @@ std::string ModuleHelpers(const ModuleState& state,
   helpers.Line(
       "    return jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((), "
       "(), abstract_device=device))");
-  EmitTailHelpers({state.round_up_fn, state.pad_fn, state.mask_fn}, helpers);
+  EmitTailHelpers(
+      {state.round_up_fn, state.pad_fn, state.mask_fn, state.shift_mask_fn},
+      helpers);
   AppendIndirectHelpers(state, helpers);
+  if (!state.shift_window_fn.empty()) {
+    // A shifted tile on a minor dim (TpuTarget::ShiftAlignment): the window
+    // is rotated in 32-bit, as Mosaic rotates no packed type ("unsupported
+    // packed type rotation"); libtpu 0.0.42 accepts the f32 / i32 rotate
+    // by a dynamic amount on both minor dims, v5e-v7x.
+    helpers.Blank();
+    helpers.Blank();
+    helpers.Line(fmt::format("def {}(window, axis, delta, size):",
+                             state.shift_window_fn));
+    helpers.Line(
+        "    # Rotates element `delta` of an aligned window to 0 and keeps "
+        "`size`:");
+    helpers.Line(
+        "    # a slice at any offset of a dim Mosaic slices only aligned.");
+    helpers.Line(
+        "    wide = jnp.float32 if jnp.issubdtype(window.dtype, jnp.floating) "
+        "else jnp.int32");
+    helpers.Line("    count = window.shape[axis]");
+    helpers.Line(
+        "    rotated = pltpu.roll(window.astype(wide), (count - delta) % "
+        "count, "
+        "axis)");
+    helpers.Line(
+        "    return jax.lax.slice_in_dim(rotated, 0, size, "
+        "axis=axis).astype(window.dtype)");
+  }
   return helpers.Text();
 }
 

@@ -298,6 +298,15 @@ void DeviceRewriter::PlanTarget(Target& target) {
                             dim, target.name));
           ok = false;
           break;
+        case IndexKind::kShiftedTile:
+          Error(atomic->loc,
+                fmt::format("dim {} of atomic target '{}' is indexed by a "
+                            "shifted tile (tile.index + offset); "
+                            "atomic-accumulator supports grid tiles, `:` "
+                            "and inner-loop tiles",
+                            dim, target.name));
+          ok = false;
+          break;
         case IndexKind::kSlice:
         case IndexKind::kNewAxis:
           break;

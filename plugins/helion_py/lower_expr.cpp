@@ -423,8 +423,7 @@ Val KernelLowering::EvalAttribute(Val base, const std::string& name,
         return MakeTyped(OpKind::kTileBegin, std::move(operands), {}, loc);
       if (name == "end")
         return MakeTyped(OpKind::kTileEnd, std::move(operands), {}, loc);
-      if (name == "index")
-        return MakeTyped(OpKind::kTileIndex, std::move(operands), {}, loc);
+      if (name == "index") return TileIndexOf(base, loc);
       if (name == "block_size") return Val::Int(base.tile.block);
       if (name == "id") {
         // The tile's position in its loop: begin // block_size.
@@ -452,6 +451,13 @@ Val KernelLowering::EvalAttribute(Val base, const std::string& name,
 // ---------------------------------------------------------------------------
 // Operators
 // ---------------------------------------------------------------------------
+Val KernelLowering::TileIndexOf(const Val& tile, SourceLoc loc) {
+  ExprList operands;
+  operands.push_back(
+      MakeVar(tile.tile.name, Type::Tile(Dim::Static(tile.tile.block))));
+  return MakeTyped(OpKind::kTileIndex, std::move(operands), {}, loc);
+}
+
 Val KernelLowering::Binary(BinaryOp op, Val lhs, Val rhs, SourceLoc loc) {
   if (lhs.kind == ValKind::kPoison || rhs.kind == ValKind::kPoison)
     return Val::Poison();
@@ -553,6 +559,18 @@ Val KernelLowering::Binary(BinaryOp op, Val lhs, Val rhs, SourceLoc loc) {
     args.positional.push_back(std::move(rhs));
     args.positional_locs = {loc, loc};
     return CallFunction("torch.matmul", args);
+  }
+  // Tile arithmetic is index arithmetic, as in Helion: `tile + offset` is
+  // `tile.index + offset` (a shifted tile index, `k[tile_n + start, :]`).
+  auto int_scalar = [](const Val& v) {
+    return IsIntLike(v) || (v.IsScalar() && IsInteger(v.type().dtype));
+  };
+  if ((op == BinaryOp::kAdd || op == BinaryOp::kSub) &&
+      lhs.kind == ValKind::kTile && int_scalar(rhs)) {
+    lhs = TileIndexOf(lhs, loc);
+  } else if (op == BinaryOp::kAdd && rhs.kind == ValKind::kTile &&
+             int_scalar(lhs)) {
+    rhs = TileIndexOf(rhs, loc);
   }
   if (!Computable(lhs, loc) || !Computable(rhs, loc)) return Val::Poison();
   // Size arithmetic stays readable: 1 * n and n * 1 are n.

@@ -122,14 +122,33 @@ bool KernelLowering::BuildIndices(const Type& base, std::vector<Val> items,
           out.push_back(Index(IndexKind::kScalar, std::move(item.expr)));
           break;
         }
+        if (item.type().is_tensor() && item.type().rank() == 1 &&
+            MatchTileShift(*item.expr)) {
+          if (!is_load) {
+            Fail(item_loc,
+                 "a tensor value can be indexed only with ':', None "
+                 "and integers; index the kernel argument instead");
+            return false;
+          }
+          out.push_back(Index(IndexKind::kShiftedTile, std::move(item.expr)));
+          break;
+        }
         if (!item.IsRef() && item.type().is_tensor() &&
             IsInteger(item.type().dtype)) {
           if (!GatherIndex(item, item_loc, is_load, out)) return false;
           break;
         }
-        Fail(item_loc, fmt::format("indexing with {} is not supported; use a "
-                                   "tile, ':', None or an integer",
-                                   Describe(item)));
+        {
+          Diagnostic* d = Report(
+              item_loc, fmt::format("indexing with {} is not supported; use a "
+                                    "tile, ':', None or an integer",
+                                    Describe(item)));
+          if (item.type().is_tensor())
+            Note(d,
+                 "a tensor index must be integers: a tile's index shifted by "
+                 "an integer scalar (tile.index + offset) or a rank-1 index "
+                 "tensor (a gather)");
+        }
         return false;
       default:
         Fail(item_loc, fmt::format("cannot index with {}", Describe(item)));

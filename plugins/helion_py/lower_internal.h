@@ -150,6 +150,8 @@ class KernelLowering {
   Val CallLambda(const Node& lambda, CallArgs& args);
   Val CallFunction(const std::string& path, CallArgs& args);
   Val CallMethod(Val self, const std::string& name, CallArgs& args);
+  // `tile.index` of a tile value.
+  Val TileIndexOf(const Val& tile, SourceLoc loc);
   Val Binary(BinaryOp op, Val lhs, Val rhs, SourceLoc loc);
   Val CompareVals(CompareOp op, Val lhs, Val rhs, SourceLoc loc);
   Val Subscript(const Node& node);

@@ -22,6 +22,7 @@ KERNELS = (
     "jagged_sum", "jagged_mean", "jagged_softmax", "embedding",
     "conditional_rescale",
     "embedding_rows", "gather_gemv", "masked_splice", "jagged_gather_sum",
+    "chunk_state", "lagged_diff", "concat_seq", "neighbor_sum", "concat_cols",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -160,6 +161,39 @@ SPECS = {
                                     large=(LargeCase("total 8192 m 512 segments 2048",
                                                      [(8192, 512), (2048,), (2048,)],
                                                      "float32"),)),
+    # Shifted tile indices (`c_start + tile_l.index`, `tile_t + lead`,
+    # `tile_t.index + seq`) on the leading sequence dim. chunk_state:
+    # B [batch, seqlen, ngroups, dstate], x [batch, seqlen, nheads, headdim],
+    # dt and decay [batch, nheads, nchunks, chunk_size]; ragged: the last
+    # chunk runs past seqlen (200 = 3 * 64 + 8), headdim and dstate are
+    # partial blocks, two heads per group. f32 only: a bf16 scalar load
+    # (`decay[..., chunk_size - 1]`) is a 16-bit vector.extract Mosaic
+    # rejects ("Only 32-bit scalar vector.extracts supported").
+    "chunk_state": KernelSpec({"even": [(1, 256, 1, 128), (1, 256, 2, 128),
+                                        (1, 2, 2, 128), (1, 2, 2, 128)],
+                               "ragged": [(2, 200, 2, 136), (2, 200, 4, 40),
+                                          (2, 4, 4, 64), (2, 4, 4, 64)]},
+                              dtypes=("float32",)),
+    # Ragged: 200 steps, a last tile of 8 of the 32-step block, shifts 3 and
+    # 5 and 200 that no block divides. f32 only: the head is one row of the
+    # second-minor dim at a dynamic offset (`tile_h.begin`), which Mosaic
+    # rejects for packed types (E2003 "multiple of 2"; docs/tpu_legality.md).
+    "lagged_diff": KernelSpec({"even": [(256, 2, 128)], "ragged": [(200, 3, 136)]},
+                              dtypes=("float32",)),
+    "concat_seq": KernelSpec({"even": _same((256, 2, 128), 2),
+                              "ragged": _same((200, 3, 136), 2)},
+                             dtypes=("float32",)),
+    # Shifts on both minor dims (+1 row, -3 lanes): aligned windows rotated
+    # into place on the TPU.
+    "neighbor_sum": KernelSpec({"even": [(256, 256)], "ragged": [(200, 300)]}),
+    # Lane shifts by 0 and -nx (Helion's concatenate without hl.load): the
+    # ragged x ends mid-block (300), so one output block reads both halves.
+    # f32 only: the kernel's own torch.where with a broadcast row mask
+    # (`(tile_n.index < nx)[None, :]`) on bf16 values is a relayout Mosaic
+    # rejects ("Invalid relayout ... vector<128x128xi1>"), shifts aside.
+    "concat_cols": KernelSpec({"even": [(256, 256), (256, 128)],
+                               "ragged": [(200, 300), (200, 136)]},
+                              dtypes=("float32",)),
 }
 
 

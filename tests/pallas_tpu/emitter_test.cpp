@@ -485,5 +485,75 @@ TEST(Emitter, RejectsIllegalBlocksWhoseSlicesWouldBeUnaligned) {
       << result.diagnostics;
 }
 
+TEST(Emitter, ShiftedTileIndicesSliceAPaddedWholeDimAndMaskTheirLanes) {
+  Result result = Emit("shifted.tir", Launcher::kUnroll);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  for (const char* expected :
+       {// One block of zeros above the sequence, and below it for the
+        // negative shift.
+        "x_padded = jnp.pad(x, ((32, 32), (0, 0), (0, 0)))",
+        // The start is clamped into the padding; lanes past the tile or
+        // outside [0, 200) are masked (loads read 0).
+        "_mask_shifted(x[pl.ds(jnp.clip(tile_t * 32 + 3, -32, 200) + 32, "
+        "32), tile_h, :], 0, 200 - (tile_t * 32), (tile_t * 32 + 3), 200, "
+        "0)",
+        "pl.ds(jnp.clip(tile_t * 32 - 5, -32, 200) + 32, 32)",
+        // A shifted store keeps what the ref holds in masked lanes, and
+        // so does the plain store of the ragged tile into the longer dim.
+        "out[pl.ds(jnp.clip(tile_t * 32 + 200, 0, 400), 32), tile_h, :] = "
+        "_mask_shifted(behind, 0, 200 - (tile_t * 32), (tile_t * 32 + 200), "
+        "400, out[pl.ds(jnp.clip(tile_t * 32 + 200, 0, 400), 32), tile_h, "
+        ":])",
+        "out[pl.ds(pl.multiple_of(tile_t * 32, 32), 32), tile_h, :] = "
+        "_mask_shifted(ahead, 0, 200 - (tile_t * 32), (tile_t * 32), 400, "}) {
+    EXPECT_NE(result.code.find(expected), std::string::npos) << expected << "\n"
+                                                             << result.code;
+  }
+}
+
+TEST(Emitter, AShiftedTileOnAMinorDimLoadsAnAlignedWindow) {
+  // Mosaic proves the alignment of a dynamic slice of the two minor dims
+  // from its offset (E2003): tile.begin + 3 is not provably a multiple of 8,
+  // so the load reads an aligned window of 8 more rows and rotates the
+  // tile's first row into place; a store there is a located error.
+  const std::string kMinorShift =
+      R"(module "minor.tir" properties [ssa, outlined]
+
+func host @minor(x: ref<f32[256, 256]>) -> (ref<f32[256, 256]>) @1:1 {
+  out: ref<f32[256, 256]> = empty() {shape = dims[256, 256], dtype = f32} @2:3
+  launch @minor_device grid(0:256:8, 0:256:128) (x, out) @3:3
+  return out @6:3
+}
+
+func device @minor_device(tile_m: tile<8>, tile_n: tile<128>, x: ref<f32[256, 256]>, out: ref<f32[256, 256]>) {kernel = "minor"} @3:3 {
+  v: f32[8, 128] = load(x)[shifted(add(tile_index(tile_m), 3)), tile_n] @4:5
+  store out[tile_m, tile_n] = v @5:5
+  return
+}
+)";
+  Result result = EmitText(kMinorShift, Launcher::kUnroll);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  for (const char* expected :
+       {"def _shifted_window(window, axis, delta, size):",
+        "_shifted_window(x[pl.ds(pl.multiple_of((jnp.clip(tile_m * 8 + 3, "
+        "0, 256)) - (jnp.clip(tile_m * 8 + 3, 0, 256)) % 8, 8), 16), :], 0, "
+        "(jnp.clip(tile_m * 8 + 3, 0, 256)) % 8, 8)"}) {
+    EXPECT_NE(result.code.find(expected), std::string::npos) << expected << "\n"
+                                                             << result.code;
+  }
+  std::string store = kMinorShift;
+  const std::string plain = "store out[tile_m, tile_n] = v";
+  store.replace(store.find(plain), plain.size(),
+                "store out[shifted(add(tile_index(tile_m), 3)), tile_n] = v");
+  result = EmitText(store, Launcher::kUnroll);
+  EXPECT_FALSE(result.ok) << result.code;
+  EXPECT_NE(result.diagnostics.find(
+                "minor.tir:11:21: error: a store into 'out' at tile 'tile_m' "
+                "shifted by an offset along dim 0, one of its two minor dims, "
+                "is not supported by the pallas-tpu backend"),
+            std::string::npos)
+      << result.diagnostics;
+}
+
 }  // namespace
 }  // namespace tessera::pallas

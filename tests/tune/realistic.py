@@ -42,6 +42,15 @@ REALISTIC = {
     "jagged_softmax": ([(4096, 512), (257,)], F32),
     "embedding": ([(4096,), (8192, 256)], F32),
     "conditional_rescale": ([(4096, 1024), (4096,)], F32),
+    "embedding_rows": ([(4096,), (8192, 256)], F32),
+    "gather_gemv": ([(8, 512, 512), (64,), (512, 256)], F32),
+    "masked_splice": ([(4096, 4096), (4096, 4096)], F32),
+    "jagged_gather_sum": ([(8192, 512), (2048,), (2048,)], F32),
+    "chunk_state": ([(2, 1024, 1, 128), (2, 1024, 4, 64), (2, 4, 8, 128), (2, 4, 8, 128)], F32),
+    "lagged_diff": ([(1024, 4, 256)], F32),
+    "concat_seq": ([(1024, 4, 256), (1024, 4, 256)], F32),
+    "neighbor_sum": ([(2048, 2048)], BF16),
+    "concat_cols": ([(2048, 1024), (2048, 1024)], F32),
 }
 assert set(REALISTIC) == set(kernel_table.KERNELS), set(kernel_table.KERNELS) ^ set(REALISTIC)
 

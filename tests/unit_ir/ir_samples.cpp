@@ -149,6 +149,16 @@ ExprList SampleExprs(OpKind op) {
                             Op(OpKind::kTileBegin, List(P("t"))), S(64));
         ranged.emplace_back(IndexKind::kRange, P("k"), Sym("block_n"));
         out.push_back(Load(P("x"), std::move(ranged)));
+        IndexList shifted;
+        shifted.emplace_back(
+            IndexKind::kShiftedTile,
+            Op(OpKind::kAdd,
+               List(Op(OpKind::kTileIndex, List(P("t"))), P("k"))));
+        shifted.emplace_back(
+            IndexKind::kShiftedTile,
+            Op(OpKind::kSub,
+               List(Op(OpKind::kTileIndex, List(P("t2"))), MakeIntConst(3))));
+        out.push_back(Load(P("x"), std::move(shifted)));
         out.push_back(Load(P("x"), {}));
       } else {
         IndexList indices;

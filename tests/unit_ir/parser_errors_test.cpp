@@ -83,7 +83,7 @@ TEST(ParserErrors, StatementShape) {
                  "'q' is not defined here; write 'q: TYPE' to refer to it");
   ExpectOneError(std::string(kHead) + "  b: f32[4] = load(x)[1]\n}\n", 2, 23,
                  "expected an index (a tile name, ':', None, scalar(...), "
-                 "range(...) or gather(...)), found '1'");
+                 "range(...), gather(...) or shifted(...)), found '1'");
   ExpectOneError(std::string(kHead) + "  return a @3\n}\n", 3, 1,
                  "expected ':' in a location, found '}'");
 }

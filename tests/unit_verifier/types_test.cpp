@@ -163,6 +163,26 @@ func kernel @k(x: ref<f32[m]>) @1:1 {
                        "v = load(x)[h]"));
 }
 
+TEST(TypesTest, ShiftedIndexIsATileIndexPlusOrMinusAnInteger) {
+  Module module = ParseTir(R"(
+module "kernels/test.py"
+func kernel @k(x: ref<f32[m]>) @1:1 {
+  m: i64 = size(x) {dim = 0} @2:3
+  for t: tile<64> in tile(0:m:64) {grid = true} @3:3 {
+    good: f32[64] = load(x)[shifted(sub(tile_index(t), m))] @4:5
+    i: i32[64] = tile_index(t) @5:5
+    bad: f32[64] = load(x)[shifted(mul(i, 2))] : f32[64] @6:5
+  }
+}
+)");
+  VerifyOutcome outcome = RunVerify(module);
+  EXPECT_TRUE(HasError(outcome, 6, 5,
+                       "shifted tile index 'mul(i, 2)' must be tile_index(t) "
+                       "plus or minus an integer scalar, has type i32[64]",
+                       "bad = load(x)[shifted(mul(i, 2))]"));
+  EXPECT_EQ(outcome.diagnostics.size(), 1u) << outcome.rendered;
+}
+
 TEST(TypesTest, RangeIndexSizeIsAUseOfItsSymbol) {
   Module module = ParseTir(R"(
 module "kernels/test.py"

@@ -51,6 +51,51 @@ bool IsTrailingUnsqueeze(const Expr& expr) {
   return true;
 }
 
+namespace {
+
+const Expr* SkipCasts(const Expr* expr) {
+  while (expr->op == OpKind::kCast && expr->operands.size() == 1 &&
+         expr->operands[0]) {
+    expr = expr->operands[0].get();
+  }
+  return expr;
+}
+
+// The tile operand of `tile_index(tile)` (through casts), or nullptr.
+const Expr* TileOfIndex(const Expr* expr) {
+  expr = SkipCasts(expr);
+  if (expr->op != OpKind::kTileIndex || expr->operands.size() != 1 ||
+      !expr->operands[0] || !expr->operands[0]->type.is_tile()) {
+    return nullptr;
+  }
+  return expr->operands[0].get();
+}
+
+bool IsIntegerScalar(const Expr* expr) {
+  return expr->type.is_scalar() && IsInteger(expr->type.dtype);
+}
+
+}  // namespace
+
+std::optional<TileShift> MatchTileShift(const Expr& expr) {
+  const Expr* root = SkipCasts(&expr);
+  if ((root->op != OpKind::kAdd && root->op != OpKind::kSub) ||
+      root->operands.size() != 2 || !root->operands[0] || !root->operands[1] ||
+      !IsInteger(root->type.dtype)) {
+    return std::nullopt;
+  }
+  const Expr* lhs = root->operands[0].get();
+  const Expr* rhs = root->operands[1].get();
+  if (const Expr* tile = TileOfIndex(lhs); tile && IsIntegerScalar(rhs)) {
+    return TileShift{tile, rhs, root->op == OpKind::kSub};
+  }
+  if (const Expr* tile = TileOfIndex(rhs);
+      tile && root->op == OpKind::kAdd && IsIntegerScalar(lhs)) {
+    return TileShift{tile, lhs, false};
+  }
+  return std::nullopt;
+}
+
 ExprPtr MakeIntConst(int64_t value, DType dtype, SourceLoc loc) {
   return MakeConst(value, dtype, loc);
 }

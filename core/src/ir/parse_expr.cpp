@@ -173,10 +173,11 @@ bool Parser::ParseIndex(Index& index) {
   const Token token = Peek();
   bool call = token.kind == TokenKind::kIdent && Peek(1).Is("(");
   if (call && (token.text == "scalar" || token.text == "tile" ||
-               token.text == "gather")) {
+               token.text == "gather" || token.text == "shifted")) {
     IndexKind kind = token.text == "scalar"   ? IndexKind::kScalar
+                     : token.text == "tile"   ? IndexKind::kTile
                      : token.text == "gather" ? IndexKind::kGather
-                                              : IndexKind::kTile;
+                                              : IndexKind::kShiftedTile;
     Skip();
     Skip();
     ExprPtr expr = ParseExpr();
@@ -204,7 +205,8 @@ bool Parser::ParseIndex(Index& index) {
   }
   return ErrorAt(token,
                  fmt::format("expected an index (a tile name, ':', "
-                             "None, scalar(...), range(...) or gather(...)), "
+                             "None, scalar(...), range(...), gather(...) or "
+                             "shifted(...)), "
                              "found {}",
                              Describe(token)));
 }

@@ -285,6 +285,11 @@ class Printer {
           AppendDim(out_, index.size);
           out_ += ')';
           break;
+        case IndexKind::kShiftedTile:
+          out_ += "shifted(";
+          Expr(index.expr.get());
+          out_ += ')';
+          break;
       }
     }
     out_ += ']';

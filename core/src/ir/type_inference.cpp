@@ -378,13 +378,18 @@ absl::StatusOr<Type> InferIndexed(OpKind op, const Type& base,
         shape.push_back(index_type.shape[0]);
         break;
       case IndexKind::kGather:
+      case IndexKind::kShiftedTile:
         if (!is_load) {
           return Error("'subscript' takes only ':', None and integer indices");
         }
         if (!index_type.is_tensor() || index_type.shape.size() != 1 ||
             !IsInteger(index_type.dtype)) {
           return Error(fmt::format(
-              "gather index {} must be a rank-1 integer tensor, got {}", i,
+              "{} index {} must be {}, got {}",
+              index.kind == IndexKind::kGather ? "gather" : "shifted", i,
+              index.kind == IndexKind::kGather
+                  ? "a rank-1 integer tensor"
+                  : "a shifted tile index (i32[block])",
               TypeToString(index_type)));
         }
         shape.push_back(index_type.shape[0]);

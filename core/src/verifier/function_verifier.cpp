@@ -331,6 +331,7 @@ void FunctionVerifier::VerifyStoreOrAtomic(const Stmt& stmt) {
         ++ref_dim;
         break;
       case IndexKind::kGather:
+      case IndexKind::kShiftedTile:
         region.push_back(index.expr->type.shape.at(0));
         ++ref_dim;
         break;
@@ -490,6 +491,22 @@ bool FunctionVerifier::VerifyIndex(const Index& index) {
                            index.size.symbol);
       });
       return ok;
+    }
+    case IndexKind::kShiftedTile: {
+      if (index.expr == nullptr || !VerifyExpr(index.expr.get())) {
+        if (index.expr == nullptr) Error("shifted tile index without a tile");
+        return false;
+      }
+      const Type& type = index.expr->type;
+      if (!MatchTileShift(*index.expr) || !type.is_tensor() ||
+          type.shape.size() != 1) {
+        Error(fmt::format(
+            "shifted tile index '{}' must be tile_index(t) plus or minus an "
+            "integer scalar, has type {}",
+            SummarizeExpr(*index.expr), TypeToString(type)));
+        return false;
+      }
+      return true;
     }
   }
   Error(fmt::format("unknown index kind {}", static_cast<int>(index.kind)));

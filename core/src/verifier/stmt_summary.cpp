@@ -86,6 +86,11 @@ void WriteIndex(const Index& index, BoundedWriter& out) {
       out.Append(DimToString(index.size));
       out.Append(")");
       return;
+    case IndexKind::kShiftedTile:
+      out.Append("shifted(");
+      WriteExpr(index.expr.get(), out);
+      out.Append(")");
+      return;
   }
 }
 

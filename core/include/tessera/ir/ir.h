@@ -194,6 +194,10 @@ enum class IndexKind : uint8_t {
   // operand: a rank-1 integer tensor; the dim becomes its length and
   // element i reads position operand[i] (`table[indices[tile], :]`).
   kGather,
+  // operand: a tile's index shifted by an integer scalar,
+  // `add(tile_index(t), s)`, `add(s, tile_index(t))` or
+  // `sub(tile_index(t), s)` (`x[tile.index + s]`); see MatchTileShift.
+  kShiftedTile,
 };
 
 struct Index {
@@ -207,6 +211,14 @@ struct Index {
 };
 
 using IndexList = std::vector<Index, IrAllocator<Index>>;
+
+// The parts of a kShiftedTile index expression: element i reads
+// `tile.begin + i + offset` (`- offset` when negated).
+struct TileShift {
+  const Expr* tile = nullptr;    // the tile operand of tile_index
+  const Expr* offset = nullptr;  // an integer scalar
+  bool negated = false;
+};
 
 struct Expr {
   OpKind op = OpKind::kVar;
@@ -364,6 +376,11 @@ Module CloneModule(const Module& module);
 // True for `subscript(x)[:, ..., :, None]` that keeps every dim of x and adds
 // one trailing axis (what `x[..., None]` becomes).
 bool IsTrailingUnsqueeze(const Expr& expr);
+
+// Splits a kShiftedTile index expression into its tile and offset (casts
+// around the tile index or the whole are looked through); nullopt when
+// `expr` has another form.
+std::optional<TileShift> MatchTileShift(const Expr& expr);
 
 // Structural equality: same shape of tree, ops, names, types, attributes.
 // Source locations are ignored unless `compare_locations` is set.
