@@ -69,12 +69,12 @@ TEST(ShiftedIndex, ShiftInAnInnerLoop) {
 
 TEST(ShiftedIndex, OtherTensorIndicesAreLocatedErrors) {
   CompileResult r =
-      CompileBody("        a = x[tile_m.index * 2, tile_n.begin, :]\n");
+      CompileBody("        a = x[tile_m.index * 0.5, tile_n.begin, :]\n");
   EXPECT_FALSE(r.module);
   ASSERT_FALSE(r.errors.empty()) << r.diagnostics;
   EXPECT_EQ(r.errors[0].loc.line, 10u);
   EXPECT_EQ(r.errors[0].loc.col, 15u);
-  EXPECT_NE(r.errors[0].message.find("indexing with i32[128] is not supported"),
+  EXPECT_NE(r.errors[0].message.find("indexing with f32[128] is not supported"),
             std::string::npos)
       << r.errors[0].message;
   ASSERT_FALSE(r.errors[0].notes.empty());
