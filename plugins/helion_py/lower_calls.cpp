@@ -342,21 +342,13 @@ void KernelLowering::Atomic(const std::string& op, CallArgs& args) {
     Fail(loc, "an atomic must be inside an hl.tile loop");
     return;
   }
-  Val base = MaterializeRef(target->Clone(), "view");
+  Val base;
   IndexList indices;
-  if (!base.IsValue() ||
-      !IndexListArg(base, *index, c.LocOf(1, "index"), indices) ||
-      !RejectScatter(indices, c.LocOf(1, "index"), "an atomic")) {
+  ExprPtr stored;
+  if (!PrepareWrite(*target, *index, *value, c.LocOf(1, "index"),
+                    c.LocOf(2, "value"), "an atomic", base, indices, stored)) {
     return;
   }
-  std::vector<Type> types = {base.type()};
-  absl::StatusOr<Type> region = InferType(OpKind::kLoad, types, indices, {});
-  if (!region.ok()) {
-    Fail(c.LocOf(1, "index"), std::string(region.status().message()));
-    return;
-  }
-  ExprPtr stored = CoerceForStore(value->Clone(), *region, c.LocOf(2, "value"));
-  if (!stored) return;
   Stmt stmt;
   stmt.kind = tessera::StmtKind::kAtomic;
   stmt.loc = loc;

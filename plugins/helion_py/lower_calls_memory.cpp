@@ -120,21 +120,13 @@ void KernelLowering::StoreCall(CallArgs& args) {
     Fail(args.loc, "hl.store must be inside an hl.tile loop");
     return;
   }
-  Val base = MaterializeRef(tensor->Clone(), "view");
+  Val base;
   IndexList indices;
-  if (!base.IsValue() ||
-      !IndexListArg(base, *index, c.LocOf(1, "index"), indices) ||
-      !RejectScatter(indices, c.LocOf(1, "index"), "hl.store")) {
+  ExprPtr stored;
+  if (!PrepareWrite(*tensor, *index, *value, c.LocOf(1, "index"),
+                    c.LocOf(2, "value"), "hl.store", base, indices, stored)) {
     return;
   }
-  std::vector<Type> types = {base.type()};
-  absl::StatusOr<Type> region = InferType(OpKind::kLoad, types, indices, {});
-  if (!region.ok()) {
-    Fail(c.LocOf(1, "index"), std::string(region.status().message()));
-    return;
-  }
-  ExprPtr stored = CoerceForStore(value->Clone(), *region, c.LocOf(2, "value"));
-  if (!stored) return;
   if (!IsNoneArg(mask) && mask->IsNumber()) {
     if (mask->AsDouble() == 0) return;  // nothing is written
     mask = nullptr;
@@ -166,6 +158,26 @@ void KernelLowering::StoreCall(CallArgs& args) {
   }
   Emit(MakeStore(std::move(base.expr), std::move(indices), std::move(stored),
                  args.loc));
+}
+
+bool KernelLowering::PrepareWrite(const Val& target, const Val& index,
+                                  const Val& value, SourceLoc index_loc,
+                                  SourceLoc value_loc, std::string_view what,
+                                  Val& base, IndexList& indices,
+                                  ExprPtr& stored) {
+  base = MaterializeRef(target.Clone(), "view");
+  if (!base.IsValue() || !IndexListArg(base, index, index_loc, indices) ||
+      !RejectScatter(indices, index_loc, what)) {
+    return false;
+  }
+  std::vector<Type> types = {base.type()};
+  absl::StatusOr<Type> region = InferType(OpKind::kLoad, types, indices, {});
+  if (!region.ok()) {
+    Fail(index_loc, std::string(region.status().message()));
+    return false;
+  }
+  stored = CoerceForStore(value.Clone(), *region, value_loc);
+  return stored != nullptr;
 }
 
 }  // namespace tessera::helion_py

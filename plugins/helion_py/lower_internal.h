@@ -200,6 +200,13 @@ class KernelLowering {
   bool IndexListArg(const Val& ref, const Val& index, SourceLoc index_loc,
                     IndexList& out);
   Val ApplyExtraMask(Val loaded, const Val& mask, SourceLoc mask_loc);
+  // What hl.store and the atomics write: the target as a ref (`base`), its
+  // indices and the value coerced to the indexed region. False after an
+  // error was reported.
+  bool PrepareWrite(const Val& target, const Val& index, const Val& value,
+                    SourceLoc index_loc, SourceLoc value_loc,
+                    std::string_view what, Val& base, IndexList& indices,
+                    ExprPtr& stored);
 
   void Emit(Stmt stmt);
   std::string Fresh(const std::string& base);
