@@ -266,7 +266,6 @@ def run_cells(job, context, work_dir):
 def run_correctness(job, context, work_dir):
     """Interpret mode (interpret=True) on the CPU vs the float64 reference."""
     import conformance_lib
-    import jax.numpy as jnp
     record = dict(job_fields(job), kind="correctness")
     start = time.perf_counter()
     module, error, _ = compile_module(context, job, work_dir, job.shapes, job.tpus[0], 1)
@@ -275,8 +274,12 @@ def run_correctness(job, context, work_dir):
     reference = getattr(conformance_lib.load_module(
         pathlib.Path(context["source_dir"]) / "examples" / "references.py",
         "bench_references"), job.kernel)
-    specs = [(s, jnp.dtype(spec.DTYPES[job.dtype])) for s in job.shapes]
-    arrays, exact = conformance_lib.make_inputs(specs, seed=0)
+    import kernel_table
+    # Offsets and indices get valid integer values (INTEGER_ARGS), as in
+    # the conformance harness; the float tensors standard normals.
+    arrays, exact = conformance_lib.make_kernel_inputs(
+        context["source_dir"], job.kernel, kernel_table.SPECS[job.kernel],
+        job.shapes, spec.DTYPES[job.dtype], seed=0)
     cell = conformance_lib.timed(lambda: conformance_lib.compare(
         conformance_lib.run_interpret(load_kernel(module, job.kernel), arrays,
                                       "interpret", provide_tpu=False),

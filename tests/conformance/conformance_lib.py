@@ -102,6 +102,24 @@ def make_inputs(arg_specs, seed):
     return arrays, exact
 
 
+def make_kernel_inputs(source_dir, kernel, kernel_spec, shapes, dtype, seed):
+    """Standard-normal inputs, and for integer parameters (offsets, indices:
+    kernel_spec.arg_dtypes) the values examples/references.py's INTEGER_ARGS
+    makes. dtype: the float dtype's name ("float32")."""
+    float_positions = [i for i in range(len(shapes)) if kernel_spec.dtype_of(i, dtype) == dtype]
+    arrays, exact = make_inputs([(shapes[i], jnp.dtype(dtype)) for i in float_positions], seed)
+    by_position = dict(zip(float_positions, zip(arrays, exact)))
+    if len(by_position) < len(shapes):
+        references = load_module(pathlib.Path(source_dir) / "examples" / "references.py",
+                                 "references_integer_args")
+        rng = np.random.default_rng(seed)
+        for i, values in references.INTEGER_ARGS[kernel](shapes, rng).items():
+            typed = jnp.asarray(values, dtype=kernel_spec.dtype_of(i, dtype))
+            by_position[i] = (typed, np.asarray(values))
+    return ([by_position[i][0] for i in range(len(shapes))],
+            [by_position[i][1] for i in range(len(shapes))])
+
+
 def as_tuple(value):
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 

@@ -29,7 +29,6 @@ import sys
 import time
 
 import jax.numpy as jnp
-import numpy as np
 
 import conformance_lib as lib
 import expected_failures
@@ -63,20 +62,7 @@ def load_reference(source_dir, kernel):
 
 
 def make_inputs(args, spec, shapes, dtype, seed):
-    """Standard-normal inputs, and for integer parameters (offsets, indices)
-    the values examples/references.py's INTEGER_ARGS makes."""
-    float_positions = [i for i in range(len(shapes)) if spec.dtype_of(i, dtype) == dtype]
-    arrays, exact = lib.make_inputs([(shapes[i], jnp.dtype(dtype)) for i in float_positions],
-                                    seed)
-    by_position = dict(zip(float_positions, zip(arrays, exact)))
-    if len(by_position) < len(shapes):
-        references = load_reference(args.source_dir, "INTEGER_ARGS")
-        rng = np.random.default_rng(seed)
-        for i, values in references[args.kernel](shapes, rng).items():
-            typed = jnp.asarray(values, dtype=spec.dtype_of(i, dtype))
-            by_position[i] = (typed, np.asarray(values))
-    return ([by_position[i][0] for i in range(len(shapes))],
-            [by_position[i][1] for i in range(len(shapes))])
+    return lib.make_kernel_inputs(args.source_dir, args.kernel, spec, shapes, dtype, seed)
 
 
 def large_config(args, launcher, case, out_dir):
