@@ -56,7 +56,6 @@ ParsedFile Parser::Run() {
       if (IsKernelDecorator(file.imports)) {
         kernel_decorator = true;
         ReadDecoratorConfig(file.imports, decorated);
-        decorated.launch = ReadLaunchHints();
       }
       SkipStatement();
       continue;
@@ -94,9 +93,8 @@ void Parser::SkipStatement() {
 }
 
 LaunchHints Parser::ReadLaunchHints() const {
-  // `name = <int>` anywhere in the decorator's call, first one wins; the
-  // decorator is otherwise skipped (block sizes come from the source and
-  // the pipeline config).
+  // `name = <int>` anywhere in the decorator's call, first one wins
+  // (ReadDecoratorConfig reads the block sizes).
   LaunchHints hints;
   int depth = 0;
   for (size_t p = pos_ + 1; p + 2 < tokens_.size(); ++p) {
@@ -157,6 +155,7 @@ bool Parser::IsKernelDecorator(const ImportMap& imports) const {
 
 void Parser::ReadDecoratorConfig(const ImportMap& imports,
                                  KernelDef& kernel) const {
+  kernel.launch = ReadLaunchHints();
   // Tokens of the decorator line: newlines inside its parentheses are not
   // tokens, so the line ends at the first NEWLINE.
   size_t end = pos_;

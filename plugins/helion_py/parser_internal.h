@@ -120,9 +120,10 @@ class Parser {
 
   std::string ReadDotted(size_t& p) const;
 
-  // The literal `block_sizes=[ints]` of a `config=helion.Config(...)`
-  // argument of the kernel decorator at the current '@' (none if the
-  // config is a variable or the list is not all integers).
+  // What the kernel decorator at the current '@' fixes: the literal
+  // `block_sizes=[ints]` of a `config=helion.Config(...)` argument (none if
+  // the config is a variable or the list is not all integers) and the
+  // launch hints.
   void ReadDecoratorConfig(const ImportMap& imports, KernelDef& kernel) const;
 
   void ReadImport(ImportMap& imports) const;
