@@ -9,10 +9,9 @@
 
 namespace tessera::helion_py {
 
-absl::StatusOr<Module> CompilePython(std::string_view path,
-                                     std::string_view text,
-                                     const PipelineInfo& pipeline,
-                                     DiagnosticEngine& diagnostics) {
+absl::StatusOr<Module> LowerPython(std::string_view path, std::string_view text,
+                                   const PipelineInfo& pipeline,
+                                   DiagnosticEngine& diagnostics) {
   std::string file(path);
   size_t errors_before = diagnostics.error_count();
   ParsedFile parsed = ParseFile(text, file, diagnostics);
@@ -32,9 +31,18 @@ absl::StatusOr<Module> CompilePython(std::string_view path,
     // `--require-kernel` makes it one).
     diagnostics.Report(Severity::kNote, file, SourceLoc{},
                        "no @helion.kernel function found; nothing to compile");
-    return module;
   }
-  if (absl::Status status = Verify(module, diagnostics); !status.ok()) {
+  return module;
+}
+
+absl::StatusOr<Module> CompilePython(std::string_view path,
+                                     std::string_view text,
+                                     const PipelineInfo& pipeline,
+                                     DiagnosticEngine& diagnostics) {
+  absl::StatusOr<Module> module =
+      LowerPython(path, text, pipeline, diagnostics);
+  if (!module.ok() || module->functions.empty()) return module;
+  if (absl::Status status = Verify(*module, diagnostics); !status.ok()) {
     return status;
   }
   return module;
@@ -46,7 +54,9 @@ class HelionFrontend : public Frontend {
  public:
   absl::StatusOr<Module> Parse(std::string_view path, std::string_view text,
                                FrontendContext& ctx) override {
-    return CompilePython(path, text, ctx.pipeline(), ctx.diagnostics());
+    // The pass manager verifies its input (verify-each, on by default), so
+    // the driver's path does not verify the same module twice.
+    return LowerPython(path, text, ctx.pipeline(), ctx.diagnostics());
   }
 };
 

@@ -14,9 +14,16 @@
 
 namespace tessera::helion_py {
 
-// Parses `text` (the contents of `path`), lowers every @helion.kernel
-// function and verifies the module. Errors go to `diagnostics`; the status
-// is non-OK when any was reported.
+// Parses `text` (the contents of `path`) and lowers every @helion.kernel
+// function. Errors go to `diagnostics`; the status is non-OK when any was
+// reported. The module is not verified: the plugin's frontend returns it
+// as is, and the pass manager verifies it on input (verify-each).
+absl::StatusOr<Module> LowerPython(std::string_view path, std::string_view text,
+                                   const PipelineInfo& pipeline,
+                                   DiagnosticEngine& diagnostics);
+
+// LowerPython, then the verifier: for callers without a pass manager
+// (unit tests, the frontend fuzzer, bench_frontend).
 absl::StatusOr<Module> CompilePython(std::string_view path,
                                      std::string_view text,
                                      const PipelineInfo& pipeline,

@@ -2,17 +2,30 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
+#include <iterator>
 
 namespace tessera::helion_py {
 namespace {
 
-bool IsIdentStart(unsigned char c) {
-  return std::isalpha(c) || c == '_' || c >= 0x80;
-}
-bool IsIdentChar(unsigned char c) {
-  return std::isalnum(c) || c == '_' || c >= 0x80;
-}
+// Character classes by table: the lexer asks for every character of every
+// name, and <cctype> goes through the locale each time.
+struct CharClasses {
+  bool ident_start[256] = {};
+  bool ident_char[256] = {};
+  constexpr CharClasses() {
+    for (int c = 0; c < 256; ++c) {
+      const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+      ident_start[c] = alpha || c == '_' || c >= 0x80;
+      ident_char[c] = ident_start[c] || (c >= '0' && c <= '9');
+    }
+  }
+};
+constexpr CharClasses kCharClasses;
+
+bool IsIdentStart(unsigned char c) { return kCharClasses.ident_start[c]; }
+bool IsIdentChar(unsigned char c) { return kCharClasses.ident_char[c]; }
 
 // Longest operators first so that "**=" wins over "**" and "*".
 constexpr std::string_view kOperators[] = {
@@ -21,12 +34,32 @@ constexpr std::string_view kOperators[] = {
     "+",   "-",   "*",   "/",   "%",   "@",  "&",  "|",  "^",  "~",  "<",  ">",
     "(",   ")",   "[",   "]",   "{",   "}",  ",",  ":",  ".",  ";",  "=",  "!"};
 
+// kOperators' indices by first character, longest first as there: an
+// operator token tries the few that can match instead of all of them.
+struct OperatorTable {
+  static constexpr uint8_t kNone = 0xff;
+  uint8_t candidates[256][8] = {};
+  constexpr OperatorTable() {
+    for (auto& row : candidates) {
+      for (uint8_t& index : row) index = kNone;
+    }
+    for (size_t i = 0; i < std::size(kOperators); ++i) {
+      uint8_t* row = candidates[static_cast<unsigned char>(kOperators[i][0])];
+      size_t slot = 0;
+      while (row[slot] != kNone) ++slot;
+      row[slot] = static_cast<uint8_t>(i);
+    }
+  }
+};
+constexpr OperatorTable kOperatorsByFirstChar;
+
 class Lexer {
  public:
   explicit Lexer(std::string_view source) : src_(source) {}
 
   std::vector<Token> Run() {
     indents_.push_back(0);
+    tokens_.reserve(src_.size() / 4 + 16);
     bool at_line_start = true;
     while (pos_ < src_.size()) {
       if (at_line_start && depth_ == 0) {
@@ -37,7 +70,9 @@ class Lexer {
       if (c == ' ' || c == '\t' || c == '\f') {
         Advance(1);
       } else if (c == '#') {
-        while (pos_ < src_.size() && src_[pos_] != '\n') Advance(1);
+        // A comment never spans a line, so no line bookkeeping is needed.
+        size_t end = src_.find('\n', pos_);
+        pos_ = end == std::string_view::npos ? src_.size() : end;
       } else if (c == '\\' && pos_ + 1 < src_.size() &&
                  (src_[pos_ + 1] == '\n' || src_[pos_ + 1] == '\r')) {
         Advance(1);
@@ -253,14 +288,17 @@ class Lexer {
       Emit(TokenKind::kError, start, 1);
       return;
     }
-    for (std::string_view op : kOperators) {
-      if (op[0] == src_[pos_] && src_.substr(pos_, op.size()) == op) {
-        if (op == "(" || op == "[" || op == "{") ++depth_;
-        if ((op == ")" || op == "]" || op == "}") && depth_ > 0) --depth_;
-        pos_ += op.size();
-        Emit(TokenKind::kOp, start, op.size());
-        return;
+    for (uint8_t index : kOperatorsByFirstChar.candidates[c]) {
+      if (index == OperatorTable::kNone) break;
+      std::string_view op = kOperators[index];
+      if (src_.substr(pos_, op.size()) != op) continue;
+      if (op.size() == 1) {
+        if (c == '(' || c == '[' || c == '{') ++depth_;
+        if ((c == ')' || c == ']' || c == '}') && depth_ > 0) --depth_;
       }
+      pos_ += op.size();
+      Emit(TokenKind::kOp, start, op.size());
+      return;
     }
     // Anything else ('$', '?', '`', a stray backslash, NUL, ...).
     pos_ += 1;

@@ -11,6 +11,7 @@
 // referring to the symbols the parameters bind.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -33,6 +34,9 @@ inline constexpr int64_t kMinorBlock = 128;
 inline constexpr int64_t kMajorBlock = 1;
 // The sublane granule of the TPU's (8, 128) tiling (32-bit types).
 inline constexpr int64_t kSublaneBlock = 8;
+// The default block of a tile dim from its tile_usage_ bits, and of each.
+int64_t DefaultBlockFor(int usage);
+std::vector<int64_t> DefaultBlocksFor(const std::vector<int>& usage);
 
 enum class ValKind : uint8_t {
   kPoison,  // an error was already reported; suppresses follow-up errors
@@ -136,6 +140,9 @@ class KernelLowering {
 
   // Lowers the kernel; nullopt when errors were reported.
   std::optional<Function> Run();
+  // How many times Run() lowered the whole body: 1 when the first pass's
+  // starting point (lower_first_pass.cpp) was right.
+  int full_passes() const { return full_passes_; }
 
   // ---- shared by the implementation files --------------------------------
   // Reports an error (unless evaluating quietly) and returns a poison value.
@@ -228,7 +235,13 @@ class KernelLowering {
     TypeKind kind;
   };
 
-  bool LowerOnce();
+  // Lowers the body (its first `statement_limit` statements) from scratch.
+  bool LowerOnce(size_t statement_limit = SIZE_MAX);
+  // The first pass's starting point (lower_first_pass.cpp): how many
+  // leading statements end with the last assert before any loop, and a
+  // reading of how each tile dim indexes refs (tile_usage_ bits).
+  size_t AssertPrefixLength() const;
+  std::vector<int> GuessTileUsage() const;
   void SetUpParams();
   // CallFunction by family (lower_calls*.cpp); each returns nothing when
   // `path` is not one of its functions.
@@ -310,17 +323,23 @@ class KernelLowering {
   // Parameters passed to hl.specialize by name.
   mutable std::optional<std::set<std::string>> specialized_ints_;
   mutable std::map<std::string, int> rank_generic_trailing_;
+  std::optional<std::set<std::string>> index_params_;  // IndexTensorParams
   int tile_depth_ = 0;
   bool grid_scalars_ = false;  // the next tile loop is a top-level hl.grid
   int loop_depth_ = 0;
   bool quiet_ = false;
   bool in_assert_ = false;
   int suppressed_errors_ = 0;  // errors a quiet pass did not report
+  int full_passes_ = 0;
   bool returned_ = false;
   size_t next_block_slot_ = 0;
   int next_tile_ordinal_ = 0;
   // bit 0: indexes a minor dim, bit 1: a major one, bit 2: the lane dim
   std::vector<int> tile_usage_;
+  // (tile ordinal, value) of each default block and each probed usage the
+  // pass consulted; Run() checks them against what the pass found.
+  std::vector<std::pair<int, int64_t>> consulted_blocks_;
+  std::vector<std::pair<int, int>> consulted_usage_;
 
   // Across passes.
   std::map<std::string, Dim> aliases_;  // symbol -> what it equals

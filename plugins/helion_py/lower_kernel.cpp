@@ -238,24 +238,31 @@ std::optional<Function> KernelLowering::Run() {
   // Quiet probe passes learn what the source implies before anything is
   // reported: sizes that asserts prove equal, and how each tile dim
   // indexes refs (for default block sizes). The last pass reports errors.
+  // The first pass starts from the leading asserts' aliases and a reading
+  // of the subscripts (lower_first_pass.cpp), so it is usually the last.
+  if (size_t prefix = AssertPrefixLength(); prefix > 0) {
+    quiet_ = true;
+    LowerOnce(prefix);
+    quiet_ = false;
+  }
+  probed_usage_ = GuessTileUsage();
+  default_blocks_ = DefaultBlocksFor(probed_usage_);
   for (int pass = 0; pass + 1 < kMaxPasses; ++pass) {
     std::map<std::string, Dim> aliases_before = aliases_;
-    std::vector<int64_t> defaults_used = default_blocks_;
     quiet_ = true;
     LowerOnce();
     quiet_ = false;
-    std::vector<int64_t> defaults(tile_usage_.size());
-    bool defaults_changed = false;
-    for (size_t o = 0; o < tile_usage_.size(); ++o) {
-      bool minor = (tile_usage_[o] & 1) != 0 || tile_usage_[o] == 0;
-      defaults[o] = minor ? kMinorBlock : kMajorBlock;
-      int64_t used = o < defaults_used.size() ? defaults_used[o] : kMinorBlock;
-      defaults_changed |= used != defaults[o];
+    // Only what the pass consulted must agree with what it found.
+    bool blocks_changed = false;
+    for (const auto& [ordinal, block] : consulted_blocks_) {
+      blocks_changed |= DefaultBlockFor(tile_usage_[ordinal]) != block;
     }
-    default_blocks_ = std::move(defaults);
-    defaults_changed |= probed_usage_ != tile_usage_;
+    for (const auto& [ordinal, usage] : consulted_usage_) {
+      blocks_changed |= tile_usage_[ordinal] != usage;
+    }
+    default_blocks_ = DefaultBlocksFor(tile_usage_);
     probed_usage_ = tile_usage_;
-    if (aliases_ == aliases_before && !defaults_changed) {
+    if (aliases_ == aliases_before && !blocks_changed) {
       // The probe used exactly what a final pass would use: when it met no
       // error its result is the answer.
       if (suppressed_errors_ == 0) return WarnAboutBlocks(std::move(function_));
@@ -277,7 +284,7 @@ std::optional<Function> KernelLowering::WarnAboutBlocks(
   return function;
 }
 
-bool KernelLowering::LowerOnce() {
+bool KernelLowering::LowerOnce(size_t statement_limit) {
   function_ = Function{};
   function_.name = kernel_.name;
   function_.kind = FunctionKind::kKernel;
@@ -300,6 +307,8 @@ bool KernelLowering::LowerOnce() {
   next_block_slot_ = 0;
   next_tile_ordinal_ = 0;
   tile_usage_.clear();
+  consulted_blocks_.clear();
+  consulted_usage_.clear();
   tile_extents_.clear();
   suppressed_errors_ = 0;
   block_warnings_.clear();
@@ -314,7 +323,9 @@ bool KernelLowering::LowerOnce() {
   for (const auto& [name, node] : constants_) {
     if (!env_.count(name)) env_[name] = Eval(*node);
   }
-  LowerBlock(kernel_.body);
+  if (statement_limit >= kernel_.body.size()) ++full_passes_;
+  const size_t count = std::min(statement_limit, kernel_.body.size());
+  for (size_t i = 0; i < count && !returned_; ++i) LowerStmt(kernel_.body[i]);
   return true;
 }
 

@@ -91,6 +91,7 @@ TileVal KernelLowering::AllocateTileDim(const Val* explicit_block,
     block = tile.ordinal < static_cast<int>(default_blocks_.size())
                 ? default_blocks_[tile.ordinal]
                 : kMinorBlock;
+    consulted_blocks_.emplace_back(tile.ordinal, block);
   }
   if (extent && extent->is_static() && extent->size > 0) {
     block = std::min(block, extent->size);
@@ -109,6 +110,7 @@ int64_t KernelLowering::TpuGranularBlock(int ordinal, int64_t block,
   const int usage = ordinal < static_cast<int>(probed_usage_.size())
                         ? probed_usage_[ordinal]
                         : 0;
+  consulted_usage_.emplace_back(ordinal, usage);
   const int64_t granule = (usage & 4) != 0   ? kMinorBlock
                           : (usage & 1) != 0 ? kSublaneBlock
                                              : 1;

@@ -343,7 +343,8 @@ void KernelLowering::SetUpParams() {
   std::vector<std::string> static_params;
   std::vector<std::string> rank_generic;
   rank_generic_params_.clear();
-  const std::set<std::string> index_params = IndexTensorParams(kernel_);
+  if (!index_params_) index_params_ = IndexTensorParams(kernel_);
+  const std::set<std::string>& index_params = *index_params_;
   size_t position = 0;  // in the host signature, which has no callables
   for (const Param& param : kernel_.params) {
     if (IsCompileTimeParam(param)) {

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "parser_internal.h"
@@ -222,35 +223,60 @@ NodePtr Parser::ParseComparison() {
   return node;
 }
 
-NodePtr Parser::ParseBinary(int level) {
-  struct LevelOp {
-    std::string_view text;
-    BinaryOp op;
-  };
-  static const std::vector<std::vector<LevelOp>> kLevels = {
-      {{"|", BinaryOp::kBitOr}},
-      {{"^", BinaryOp::kBitXor}},
-      {{"&", BinaryOp::kBitAnd}},
-      {{"<<", BinaryOp::kShl}, {">>", BinaryOp::kShr}},
-      {{"+", BinaryOp::kAdd}, {"-", BinaryOp::kSub}},
-      {{"*", BinaryOp::kMul},
-       {"/", BinaryOp::kDiv},
-       {"//", BinaryOp::kFloorDiv},
-       {"%", BinaryOp::kMod},
-       {"@", BinaryOp::kMatMul}},
-  };
-  if (level >= static_cast<int>(kLevels.size())) return ParseUnary();
+namespace {
+
+struct BinaryOperator {
+  int level;  // 0 binds loosest: | ^ & shifts + * (all left-associative)
+  BinaryOp op;
+};
+
+std::optional<BinaryOperator> BinaryOperatorOf(const Token& token) {
+  if (token.kind != TokenKind::kOp || token.text.empty()) return std::nullopt;
+  const std::string_view text = token.text;
+  if (text.size() == 2) {
+    if (text == "<<") return BinaryOperator{3, BinaryOp::kShl};
+    if (text == ">>") return BinaryOperator{3, BinaryOp::kShr};
+    if (text == "//") return BinaryOperator{5, BinaryOp::kFloorDiv};
+    return std::nullopt;
+  }
+  if (text.size() != 1) return std::nullopt;
+  switch (text[0]) {
+    case '|':
+      return BinaryOperator{0, BinaryOp::kBitOr};
+    case '^':
+      return BinaryOperator{1, BinaryOp::kBitXor};
+    case '&':
+      return BinaryOperator{2, BinaryOp::kBitAnd};
+    case '+':
+      return BinaryOperator{4, BinaryOp::kAdd};
+    case '-':
+      return BinaryOperator{4, BinaryOp::kSub};
+    case '*':
+      return BinaryOperator{5, BinaryOp::kMul};
+    case '/':
+      return BinaryOperator{5, BinaryOp::kDiv};
+    case '%':
+      return BinaryOperator{5, BinaryOp::kMod};
+    case '@':
+      return BinaryOperator{5, BinaryOp::kMatMul};
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+// Precedence climbing: one call per operand rather than one per
+// precedence level and operand.
+NodePtr Parser::ParseBinary(int min_level) {
   const Token& start = Peek();
-  NodePtr lhs = ParseBinary(level + 1);
+  NodePtr lhs = ParseUnary();
   if (!lhs) return nullptr;
   while (true) {
-    const LevelOp* matched = nullptr;
-    for (const LevelOp& op : kLevels[level]) {
-      if (Peek().IsOp(op.text)) matched = &op;
-    }
-    if (matched == nullptr) return lhs;
+    std::optional<BinaryOperator> matched = BinaryOperatorOf(Peek());
+    if (!matched || matched->level < min_level) return lhs;
     Next();
-    NodePtr rhs = ParseBinary(level + 1);
+    NodePtr rhs = ParseBinary(matched->level + 1);
     if (!rhs) return nullptr;
     NodePtr node = MakeNode(NodeKind::kBinary, start);
     node->op = static_cast<uint8_t>(matched->op);

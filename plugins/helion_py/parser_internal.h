@@ -189,7 +189,7 @@ class Parser {
   NodePtr ParseComparison();
 
   // Binary operator levels, loosest first: | ^ & (<< >>) (+ -) (* / // % @).
-  NodePtr ParseBinary(int level);
+  NodePtr ParseBinary(int min_level);
 
   NodePtr ParseUnary();
 
