@@ -1,5 +1,6 @@
 #include "gpu_target.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "device_emitter.h"
@@ -248,6 +249,17 @@ class GpuTarget : public PallasTarget {
                      "dots outside an inner tile loop yet (a dot is "
                      "plgpu.wgmma accumulating into an f32 plgpu.ACC over "
                      "the loop's streamed blocks)");
+            } else if ((expr.op == OpKind::kLoad ||
+                        expr.op == OpKind::kSubscript) &&
+                       std::any_of(expr.indices.begin(), expr.indices.end(),
+                                   [](const Index& index) {
+                                     return index.kind == IndexKind::kNewAxis;
+                                   })) {
+              report(stmt,
+                     "broadcasts of a loaded vector against a block "
+                     "(`w[None, :]`) yet (Mosaic GPU's layouts of the "
+                     "broadcast vector and of the block do not match: "
+                     "\"Incompatible FragmentedArray layouts\")");
             } else if (expr.op == OpKind::kTileIndex) {
               report(stmt,
                      "tile.index or hl.rand yet (Mosaic GPU gives an iota "

@@ -67,9 +67,10 @@ std::optional<WgmmaLoop> MatchWgmmaLoop(const KernelPlan& plan,
                                         const Stmt& loop, std::string& why) {
   const std::string form =
       "the mosaic launcher of pallas-gpu lowers an inner tile loop with a "
-      "dot only as `acc = dot(x[..., tile_k], y[..., tile_k, :], acc)` on "
-      "its own (plgpu.wgmma into an f32 plgpu.ACC, blocks streamed by "
-      "plgpu.emit_pipeline)";
+      "dot only as the accumulation `acc = dot(x[tile_m, tile_k], "
+      "y[tile_k, tile_n], acc)` (or `acc + x[...] @ y[...]`) on its own "
+      "(plgpu.wgmma into an f32 plgpu.ACC over blocks plgpu.emit_pipeline "
+      "streams)";
   const Block& body = loop.regions[0];
   if (loop.iter_args.size() != 1 || body.stmts.size() != 2 ||
       body.stmts[0].kind != StmtKind::kAssign ||
