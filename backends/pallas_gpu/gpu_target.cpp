@@ -215,7 +215,7 @@ class GpuTarget : public PallasTarget {
   // iota"; a plgpu.layout_cast to the loads' strided layout fixes a
   // full-shape iota, but not the (n, 1) rows tile.index broadcasts),
   // reductions over some of the axes of a loaded block ("No support for
-  // axes yet" for its strided layout), and atomics other than f32 adds
+  // axes yet" for its strided layout), and atomics other than float adds
   // (a TMA reduction into global memory).
   static void ReportMosaicUnsupported(const Module& module,
                                       const Function& device,
@@ -233,11 +233,14 @@ class GpuTarget : public PallasTarget {
         if (reported) return;
         if (stmt.kind == StmtKind::kAtomic) {
           const std::string* op = GetAttr<std::string>(stmt.attrs, "op");
+          const DType dtype = stmt.target->type.dtype;
           if ((op != nullptr && *op != "add") ||
-              stmt.target->type.dtype != DType::kF32) {
+              (dtype != DType::kF32 && dtype != DType::kBF16 &&
+               dtype != DType::kF16)) {
             report(stmt,
-                   "atomics other than adds into f32 yet (they are TMA "
-                   "reductions from shared memory into global memory)");
+                   "atomics other than adds into f32, bf16 or f16 yet (they "
+                   "are TMA reductions from shared memory into global "
+                   "memory)");
             return;
           }
         }
@@ -249,8 +252,7 @@ class GpuTarget : public PallasTarget {
                      "dots outside an inner tile loop yet (a dot is "
                      "plgpu.wgmma accumulating into an f32 plgpu.ACC over "
                      "the loop's streamed blocks)");
-            } else if ((expr.op == OpKind::kLoad ||
-                        expr.op == OpKind::kSubscript) &&
+            } else if (expr.op == OpKind::kLoad &&
                        std::any_of(expr.indices.begin(), expr.indices.end(),
                                    [](const Index& index) {
                                      return index.kind == IndexKind::kNewAxis;

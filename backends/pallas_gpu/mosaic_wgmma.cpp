@@ -243,7 +243,7 @@ class MosaicGpuEmitter : public DeviceEmitter {
   // The accumulator comes out of wgmma in its register layout (WGMMA);
   // Mosaic GPU combines values of one layout only, so a block the
   // epilogue combines with it is loaded in that layout: a whole
-  // [row, col] block as WGMMA, a row vector [col] in WGMMA reduced over
+  // 2-D [row, col] block as WGMMA, a row vector [col] in WGMMA reduced over
   // the rows, broadcast explicitly to the accumulator's shape (an implicit
   // broadcast reshapes it to (1, n) first, which that layout cannot tile).
   // The row is broadcast only where its value (through casts) meets the
@@ -274,8 +274,13 @@ class MosaicGpuEmitter : public DeviceEmitter {
       const auto& [row, col] = row_col;
       if (tiles == std::vector<std::string>{row, col} &&
           expr.type.shape.size() == 2) {
-        return fmt::format("plgpu.load({}, (), layout=plgpu.Layout.WGMMA)",
-                           source);
+        // The block sits in shared memory untiled and unswizzled: reading
+        // it in the WGMMA layout has bank conflicts, which Mosaic GPU
+        // accepts only when told (optimized=False); the epilogue reads it
+        // once.
+        return fmt::format(
+            "plgpu.load({}, (), layout=plgpu.Layout.WGMMA, optimized=False)",
+            source);
       }
       if (tiles == std::vector<std::string>{col} &&
           expr.type.shape.size() == 1 && MeetsAccumulator(expr, shape)) {
