@@ -156,9 +156,13 @@ class GpuTarget : public PallasTarget {
     helper.Blank();
     helper.Line(fmt::format("def {}(dst, value):", atomic_helper_));
     helper.Indent();
-    helper.Line("# hl.atomic_add under Mosaic GPU: the block is staged in");
-    helper.Line("# shared memory and added into `dst` (global memory) by one");
-    helper.Line("# TMA reduction, which is atomic per element.");
+    helper.Line(
+        "# hl.atomic_add under Mosaic GPU: the block is staged in shared "
+        "memory");
+    helper.Line(
+        "# and added into `dst` (global memory) by one TMA reduction, "
+        "atomic per");
+    helper.Line("# element.");
     helper.Line("def _staged(staging):");
     helper.Indent();
     helper.Line("staging[...] = value");

@@ -313,7 +313,6 @@ class MosaicGpuEmitter : public DeviceEmitter {
     const std::string lhs_block = Fresh(match.lhs_ref->name + "_block");
     const std::string rhs_block = Fresh(match.rhs_ref->name + "_block");
 
-    out.Blank();
     out.Line(fmt::format("def {}({}):", scope_fn, acc_ref));
     out.Indent();
     out.Line(fmt::format("{}[...] = plgpu.layout_cast({}, plgpu.Layout.WGMMA)",
