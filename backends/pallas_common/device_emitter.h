@@ -247,6 +247,9 @@ class DeviceEmitter : public ExprEmitter {
 
   // Block-index shape of a streamed ref inside its loop, as Python.
   std::string StreamBlockTuple(const RefPlan& ref, bool host_side);
+  // A load as the shared emitter spells it (`x[...]`, `x[pl.ds(...), :]`);
+  // a launcher may wrap it (Mosaic GPU: a register layout for the load).
+  std::string Load(const Expr& expr) override;
   // Per-dim index expressions of the streamed block (index map body).
   std::vector<std::string> StreamIndexMap(const RefPlan& ref,
                                           const std::string& loop_tile,
@@ -267,7 +270,6 @@ class DeviceEmitter : public ExprEmitter {
  private:
   std::string Var(const Expr& expr) override;
   std::string DimSymbol(const std::string& symbol) override;
-  std::string Load(const Expr& expr) override;
   std::string TileOp(const Expr& expr) override;
   std::string DeviceOp(const Expr& expr) override;
   std::string Size(const Expr& expr) override;

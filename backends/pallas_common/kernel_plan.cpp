@@ -216,8 +216,12 @@ bool PlanBuilder::Build() {
     }
     PlanSpecs(ref);
     if (plan_.launcher == Launcher::kEmitPipeline ||
-        plan_.launcher == Launcher::kForiLoop) {
+        plan_.launcher == Launcher::kForiLoop ||
+        plan_.launcher == Launcher::kMosaicGpu) {
       PlanStreaming(ref);
+    }
+    if (ref.atomic && plan_.target->AtomicTargetsInMemory(plan_)) {
+      for (SpecDim& dim : ref.dims) dim.kind = SpecKind::kFull;
     }
     std::optional<std::string> illegal =
         ref.stream_loop == nullptr && !plan_.keep_illegal_blocks

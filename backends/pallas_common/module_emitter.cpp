@@ -415,8 +415,9 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
   };
   std::vector<VmemBuffer> vmem;
   auto spec_of = [&](const RefPlan& ref) -> std::string {
-    if (ref.stream_loop != nullptr) {
-      return "pl.BlockSpec(memory_space=pl.ANY)";
+    if (ref.stream_loop != nullptr ||
+        (ref.atomic && target_.AtomicTargetsInMemory(plan_))) {
+      return target_.InMemorySpec();
     }
     std::string block = "(", index = "(";
     std::vector<int64_t> sizes;

@@ -75,6 +75,15 @@ class PallasTarget {
   // True: `hl.atomic_*` are the hardware's atomics on the output in memory
   // (no resident block initialised on its first visit).
   virtual bool NativeAtomics() const { return false; }
+  // True: atomic targets stay in memory, unblocked (every dim whole in the
+  // plan, so the kernel indexes them with absolute slices); Mosaic GPU's
+  // atomics are TMA reductions from shared memory into a GMEM ref.
+  virtual bool AtomicTargetsInMemory(const KernelPlan&) const { return false; }
+  // The outer BlockSpec of a ref that stays in memory (streamed by an
+  // inner loop's pipeline, or an in-memory atomic target).
+  virtual std::string InMemorySpec() const {
+    return "pl.BlockSpec(memory_space=pl.ANY)";
+  }
 
   // --- Data-dependent access (indirect_plan.h) ---
   // The grid spec that passes refs read one element at a time to the

@@ -1,7 +1,13 @@
 #include "gpu_target.h"
 
+#include <algorithm>
+#include <functional>
+
+#include "device_emitter.h"
 #include "fmt/format.h"
 #include "gpu_policy.h"
+#include "mosaic_wgmma.h"
+#include "python_writer.h"
 
 namespace tessera::pallas {
 namespace {
@@ -63,6 +69,14 @@ class GpuTarget : public PallasTarget {
   }
   bool PadEdgeBlocks() const override { return true; }
   bool NativeAtomics() const override { return true; }
+  bool AtomicTargetsInMemory(const KernelPlan& plan) const override {
+    return plan.launcher == Launcher::kMosaicGpu;
+  }
+  std::string InMemorySpec() const override {
+    return options_.launcher == Launcher::kMosaicGpu
+               ? "pl.BlockSpec(memory_space=plgpu.GMEM)"
+               : "pl.BlockSpec(memory_space=pl.ANY)";
+  }
 
   std::unique_ptr<DeviceEmitter> MakeDeviceEmitter(
       const Module& module, const KernelPlan& plan, ModuleState& state,
@@ -82,6 +96,13 @@ class GpuTarget : public PallasTarget {
   std::string AtomicUpdate(std::string_view kind, const std::string& ref,
                            const std::string& index,
                            const std::string& value) const override {
+    if (options_.launcher == Launcher::kMosaicGpu) {
+      // Only adds get here (ReportMosaicUnsupported): a TMA reduction of
+      // the block, staged in shared memory, into the GMEM ref.
+      atomic_helper_used_ = true;
+      return fmt::format("{}({}.at[{}], {})", atomic_helper_, ref, index,
+                         value);
+    }
     std::string tuple;
     if (index == "...") {
       // The whole block; Pallas's Triton atomics take no Ellipsis.
@@ -118,9 +139,40 @@ class GpuTarget : public PallasTarget {
     return std::nullopt;
   }
   std::vector<std::pair<std::string, std::string>> Imports() const override {
-    return {{"pltriton",
-             "from jax.experimental.pallas import triton as "
-             "pltriton"}};
+    return {
+        {"pltriton", "from jax.experimental.pallas import triton as pltriton"},
+        {"plgpu", "from jax.experimental.pallas import mosaic_gpu as plgpu"}};
+  }
+  void ReserveNames(ModuleState& state) const override {
+    if (options_.launcher == Launcher::kMosaicGpu) {
+      atomic_helper_ = state.names.Fresh("_atomic_add_block");
+    }
+  }
+  std::string ModuleHelpers(const ModuleState& state) const override {
+    std::string helpers = PallasTarget::ModuleHelpers(state);
+    if (!atomic_helper_used_) return helpers;
+    PyLines helper;
+    helper.Blank();
+    helper.Blank();
+    helper.Line(fmt::format("def {}(dst, value):", atomic_helper_));
+    helper.Indent();
+    helper.Line(
+        "# hl.atomic_add under Mosaic GPU: the block is staged in shared "
+        "memory");
+    helper.Line(
+        "# and added into `dst` (global memory) by one TMA reduction, "
+        "atomic per");
+    helper.Line("# element.");
+    helper.Line("def _staged(staging):");
+    helper.Indent();
+    helper.Line("staging[...] = value");
+    helper.Line("plgpu.commit_smem()");
+    helper.Line("plgpu.copy_smem_to_gmem(staging, dst, reduction_op=\"add\")");
+    helper.Line("plgpu.wait_smem_to_gmem(0)");
+    helper.Dedent();
+    helper.Blank();
+    helper.Line("pl.run_scoped(_staged, plgpu.SMEM(value.shape, value.dtype))");
+    return helpers + helper.Text();
   }
   std::string HeaderDetails(const KernelPlan& plan) const override {
     if (plan.launcher == Launcher::kMosaicGpu) return "launcher mosaic";
@@ -138,11 +190,18 @@ class GpuTarget : public PallasTarget {
   // is also read comes in as an aliased input too (its initial contents),
   // a second block (masked_splice's read-modify-write stores: 262,152 B
   // staged for 4 f32 128x128 blocks, over the limit at export).
+  // A ref streamed by a wgmma pipeline takes two stages of its block
+  // (max_concurrent_steps=2); an atomic target, one staged block.
   static std::optional<std::string> MosaicSharedMemoryProblem(
       const KernelPlan& plan) {
     int64_t total = 0;
     for (const RefPlan& ref : plan.refs) {
       int64_t bytes = DTypeBytes(ref.type.dtype);
+      if (ref.stream_loop != nullptr || ref.atomic) {
+        for (int64_t dim : StreamBlockShape(plan, ref)) bytes *= dim;
+        total += bytes < 0 ? 0 : (ref.atomic ? bytes : 2 * bytes);
+        continue;
+      }
       for (const BlockDim& dim : RefBlockDims(ref)) bytes *= dim.size;
       total += ref.read && ref.written() ? 2 * bytes : bytes;
     }
@@ -154,47 +213,77 @@ class GpuTarget : public PallasTarget {
   }
 
   // What Pallas's Mosaic GPU lowering (jax 0.10) does not take from this
-  // launcher yet: jnp dots, iotas ("Failed to infer the output layout of
-  // the iota"; a plgpu.layout_cast to the loads' strided layout fixes a
-  // full-shape iota, but not the (n, 1) rows tile.index broadcasts), and
+  // launcher yet: dots other than the wgmma accumulation of an inner tile
+  // loop (the loop's form is judged by the device emitter, which knows the
+  // streamed blocks), iotas ("Failed to infer the output layout of the
+  // iota"; a plgpu.layout_cast to the loads' strided layout fixes a
+  // full-shape iota, but not the (n, 1) rows tile.index broadcasts),
   // reductions over some of the axes of a loaded block ("No support for
-  // axes yet" for its strided layout).
+  // axes yet" for its strided layout), and atomics other than float adds
+  // (a TMA reduction into global memory).
   static void ReportMosaicUnsupported(const Module& module,
                                       const Function& device,
                                       DiagnosticEngine& diagnostics) {
     bool reported = false;
-    WalkStmts(device.body, [&](const Stmt& stmt) {
-      ForEachRootExpr(stmt, [&](const Expr& root) {
-        WalkExpr(root, [&](const Expr& expr) {
-          if (reported) return;
-          if (expr.op == OpKind::kDot) {
-            reported = true;
-            diagnostics.Error(
-                module.source_file, stmt.loc,
-                "the mosaic launcher of pallas-gpu does not lower dots yet "
-                "(they need plgpu.wgmma with an f32 plgpu.ACC accumulator); "
-                "use configs/pallas_gpu_triton.toml");
-          } else if (expr.op == OpKind::kTileIndex) {
-            reported = true;
-            diagnostics.Error(
-                module.source_file, stmt.loc,
-                "the mosaic launcher of pallas-gpu does not lower tile.index "
-                "or hl.rand yet (Mosaic GPU gives an iota no register layout "
-                "of its own and cannot broadcast its (n, 1) rows); use "
-                "configs/pallas_gpu_triton.toml");
-          } else if (IsReduction(expr.op) && !expr.operands.empty() &&
-                     expr.type.rank() != 0) {
-            reported = true;
-            diagnostics.Error(
-                module.source_file, stmt.loc,
-                "the mosaic launcher of pallas-gpu does not lower reductions "
-                "over some axes of a block yet (Mosaic GPU reduces a loaded "
-                "block over all its axes only); use "
-                "configs/pallas_gpu_triton.toml");
+    auto report = [&](const Stmt& stmt, const std::string& what) {
+      reported = true;
+      diagnostics.Error(module.source_file, stmt.loc,
+                        "the mosaic launcher of pallas-gpu does not lower " +
+                            what + "; use configs/pallas_gpu_triton.toml");
+    };
+    std::function<void(const Block&, bool)> walk = [&](const Block& block,
+                                                       bool in_loop) {
+      for (const Stmt& stmt : block.stmts) {
+        if (reported) return;
+        if (stmt.kind == StmtKind::kAtomic) {
+          const std::string* op = GetAttr<std::string>(stmt.attrs, "op");
+          const DType dtype = stmt.target->type.dtype;
+          if ((op != nullptr && *op != "add") ||
+              (dtype != DType::kF32 && dtype != DType::kBF16 &&
+               dtype != DType::kF16)) {
+            report(stmt,
+                   "atomics other than adds into f32, bf16 or f16 yet (they "
+                   "are TMA reductions from shared memory into global "
+                   "memory)");
+            return;
           }
+        }
+        ForEachRootExpr(stmt, [&](const Expr& root) {
+          WalkExpr(root, [&](const Expr& expr) {
+            if (reported) return;
+            if (expr.op == OpKind::kDot && !in_loop) {
+              report(stmt,
+                     "dots outside an inner tile loop yet (a dot is "
+                     "plgpu.wgmma accumulating into an f32 plgpu.ACC over "
+                     "the loop's streamed blocks)");
+            } else if (expr.op == OpKind::kLoad &&
+                       std::any_of(expr.indices.begin(), expr.indices.end(),
+                                   [](const Index& index) {
+                                     return index.kind == IndexKind::kNewAxis;
+                                   })) {
+              report(stmt,
+                     "broadcasts of a loaded vector against a block "
+                     "(`w[None, :]`) yet (Mosaic GPU's layouts of the "
+                     "broadcast vector and of the block do not match: "
+                     "\"Incompatible FragmentedArray layouts\")");
+            } else if (expr.op == OpKind::kTileIndex) {
+              report(stmt,
+                     "tile.index or hl.rand yet (Mosaic GPU gives an iota "
+                     "no register layout of its own and cannot broadcast "
+                     "its (n, 1) rows)");
+            } else if (IsReduction(expr.op) && !expr.operands.empty() &&
+                       expr.type.rank() != 0) {
+              report(stmt,
+                     "reductions over some axes of a block yet (Mosaic GPU "
+                     "reduces a loaded block over all its axes only)");
+            }
+          });
         });
-      });
-    });
+        const bool inner = stmt.kind == StmtKind::kTileLoop;
+        for (const Block& region : stmt.regions) walk(region, in_loop || inner);
+      }
+    };
+    walk(device.body, false);
   }
 
   static bool IsReduction(OpKind op) {
@@ -203,6 +292,10 @@ class GpuTarget : public PallasTarget {
   }
 
   GpuModuleOptions options_;
+  // The module's Mosaic GPU atomic helper: named when the names are
+  // reserved, written into the module only when a kernel used it.
+  mutable std::string atomic_helper_;
+  mutable bool atomic_helper_used_ = false;
 };
 
 }  // namespace

@@ -33,13 +33,18 @@ absl::StatusOr<EmittedFile> EmitGpuKernelModule(const Module& module,
 // - `triton`: an inner tile loop is jax.lax.fori_loop over pl.ds slices of
 //   the refs (Triton loads them as pointer blocks); carried values are the
 //   loop carry.
-// - `mosaic` (Mosaic GPU): kernels without inner loops; an inner loop is a
-//   located error naming what the launcher does not do yet.
+// - `mosaic` (Mosaic GPU): inner loops only in the wgmma form of the
+//   matmul family (mosaic_wgmma.h); any other inner loop is a located error
+//   naming what the launcher does not do yet.
 std::unique_ptr<DeviceEmitter> MakeGpuEmitter(const Module& module,
                                               const KernelPlan& plan,
                                               ModuleState& state,
                                               const HostBindings& host,
                                               const EmitOptions& options,
                                               DiagnosticEngine& diagnostics);
+std::unique_ptr<DeviceEmitter> MakeMosaicGpuEmitter(
+    const Module& module, const KernelPlan& plan, ModuleState& state,
+    const HostBindings& host, const EmitOptions& options,
+    DiagnosticEngine& diagnostics);
 
 }  // namespace tessera::pallas

@@ -82,21 +82,6 @@ class TritonLoopEmitter : public DeviceEmitter {
   }
 };
 
-// Mosaic GPU lowers neither jnp dots (they need plgpu.wgmma with an
-// accumulator ref) nor loops over slices of global-memory refs.
-class MosaicGpuEmitter : public DeviceEmitter {
- public:
-  using DeviceEmitter::DeviceEmitter;
-
- protected:
-  bool EmitInnerLoop(const Stmt& loop, PyLines&) override {
-    return Error(loop.loc,
-                 "the mosaic launcher of pallas-gpu does not lower inner "
-                 "tile loops yet (they need plgpu.emit_pipeline over TMA "
-                 "copies); use configs/pallas_gpu_triton.toml");
-  }
-};
-
 }  // namespace
 
 std::unique_ptr<DeviceEmitter> MakeGpuEmitter(const Module& module,
@@ -106,8 +91,8 @@ std::unique_ptr<DeviceEmitter> MakeGpuEmitter(const Module& module,
                                               const EmitOptions& options,
                                               DiagnosticEngine& diagnostics) {
   if (plan.launcher == Launcher::kMosaicGpu) {
-    return std::make_unique<MosaicGpuEmitter>(module, plan, state, host,
-                                              options, diagnostics);
+    return MakeMosaicGpuEmitter(module, plan, state, host, options,
+                                diagnostics);
   }
   return std::make_unique<TritonLoopEmitter>(module, plan, state, host, options,
                                              diagnostics);

@@ -11,6 +11,14 @@ For each kernel of kernel_table.KERNELS x launcher (triton, mosaic) x case:
             sm_90a (GPUTarget("cuda", 90, 32)); ptxas reports registers,
             spills and shared memory; a spill or more than 227 KiB of shared
             memory is a failure
+  stable    mosaic: compiled twice, byte-identical modules
+Mosaic GPU rows whose module holds plgpu.wgmma (the matmul family) are
+export-only: interpret mode runs neither their TMA pipeline nor wgmma on the
+CPU (jax 0.10.2: "No state discharge rule implemented for primitive:
+copy_gmem_to_smem"; GPU interpret mode, InterpretGPUParams, takes no blocked
+BlockSpecs), so their interpret cell says so ("export-only"), and their
+export cell also requires the wgmma instruction in the Mosaic GPU payload.
+A row named by --expect-wgmma must be such a row.
 A kernel the backend rejects with a located error (`file:line:col: error:`)
 is "rejected" (printed with its message), not a failure; a row named by
 --expect-rejected must be rejected with a matching message (the known limits
@@ -37,9 +45,13 @@ SMEM_LIMIT = 227 * 1024  # H100: 227 KiB of shared memory per block
 CASES = {  # launcher -> (dtype, shape label, cubin?)
     "triton": (("float32", "even", True), ("bfloat16", "even", True),
                ("float32", "ragged", True), ("float32", "generic", False)),
-    "mosaic": (("float32", "even", False),),
+    "mosaic": (("float32", "even", False), ("bfloat16", "even", False)),
 }
-COLUMNS = ("compile", "interpret", "export", "cubin", "pyflakes")
+COLUMNS = ("compile", "interpret", "export", "cubin", "pyflakes", "stable")
+EXPORT_ONLY = "interpret mode cannot run wgmma on CPU (TMA pipeline + wgmma; checked by export)"
+# The PTX instruction Mosaic GPU emits for plgpu.wgmma, inside the custom
+# call's serialized module.
+WGMMA_PTX = "wgmma.mma_async"
 # Rows whose default blocks (the frontend's 128 per tile dim) do not fit one
 # program once whole dims are rounded up to a power of two (300 -> 512):
 # the policy rejects them with a located error ("choose smaller blocks"),
@@ -83,6 +95,28 @@ def compile_kernel(args, kernel, launcher, dtype, label, names, shapes, out_dir)
         return lib.Cell("FAIL", (result.stderr or result.stdout)[:300]), None
     path = out_dir / f"{kernel}_pallas.py"
     return lib.Cell("pass", path.name), path
+
+
+def mosaic_wgmma_export(exported):
+    """(ok, detail): the export holds a Mosaic GPU custom call whose kernel
+    issues wgmma."""
+    text = exported.mlir_module()
+    if "mosaic_gpu" not in text:
+        return False, "no Mosaic GPU custom call in the export"
+    if WGMMA_PTX not in text:
+        return False, f"the Mosaic GPU kernel has no {WGMMA_PTX}"
+    return True, f"cuda, {WGMMA_PTX} in the Mosaic GPU payload"
+
+
+def byte_stable(args, kernel, launcher, dtype, label, names, shapes, out_dir, path):
+    """(ok, detail): a second compile writes the same bytes."""
+    again = out_dir / "again"
+    cell, second = compile_kernel(args, kernel, launcher, dtype, label, names, shapes, again)
+    if second is None:
+        return False, f"second compile: {cell.status}: {cell.detail}"
+    if second.read_bytes() != path.read_bytes():
+        return False, "two compiles differ"
+    return True, "byte-identical"
 
 
 def export_cuda(function, arrays):
@@ -163,14 +197,18 @@ def run_row(args, kernel, launcher, dtype, label, cubin, reference, work):
         return cells
     arrays, exact = lib.make_inputs([(s, jnp.dtype(dtype)) for s in shapes], seed=0)
     function = getattr(lib.load_module(path, f"gpu_{kernel}_{launcher}_{dtype}_{label}"), kernel)
-    expected = reference(*exact)
-    cells["interpret"] = lib.timed(lambda: lib.compare(
-        jax.jit(lambda *a: function(*a, interpret=True))(*arrays), expected))
+    wgmma = launcher == "mosaic" and "plgpu.wgmma(" in path.read_text()
+    if wgmma:
+        cells["interpret"] = lib.Cell("export-only", EXPORT_ONLY)
+    else:
+        expected = reference(*exact)
+        cells["interpret"] = lib.timed(lambda: lib.compare(
+            jax.jit(lambda *a: function(*a, interpret=True))(*arrays), expected))
     exported = {}
 
     def export():
         exported["module"] = export_cuda(function, arrays)
-        return True, "cuda"
+        return mosaic_wgmma_export(exported["module"]) if wgmma else (True, "cuda")
     cells["export"] = lib.timed(export)
     if cubin:
         if "module" in exported:
@@ -178,6 +216,9 @@ def run_row(args, kernel, launcher, dtype, label, cubin, reference, work):
         else:
             cells["cubin"] = lib.Cell("blocked", "export failed")
     cells["pyflakes"] = lib.timed(lambda: lib.pyflakes(path))
+    if launcher == "mosaic":
+        cells["stable"] = lib.timed(lambda: byte_stable(
+            args, kernel, launcher, dtype, label, names, shapes, out_dir, path))
     return cells
 
 
@@ -209,8 +250,13 @@ def main(argv):
                         help="a row the backend must reject with a located error "
                              "matching REGEX, e.g. 'attention triton float32 even="
                              "f32 dots'; any other outcome is red")
+    parser.add_argument("--expect-wgmma", action="append", default=[], metavar="ROW",
+                        help="a Mosaic GPU row that must compile to plgpu.wgmma and "
+                             "export with wgmma in its payload, e.g. 'matmul mosaic "
+                             "bfloat16 even'; any other outcome is red")
     args = parser.parse_args(argv)
     expected = dict(item.split("=", 1) for item in args.expect_rejected)
+    expected_wgmma = set(args.expect_wgmma)
     args.source_dir = args.source_dir.resolve()
     work = args.work_dir or pathlib.Path(tempfile.mkdtemp(prefix="tessera_gpu_"))
     sys.path.insert(0, str(args.source_dir / "examples"))
@@ -228,14 +274,25 @@ def main(argv):
                                 getattr(references, kernel), work)
                 if row in expected:
                     cells["compile"] = expect_rejection(cells["compile"], expected.pop(row))
+                if row in expected_wgmma:
+                    expected_wgmma.discard(row)
+                    if cells.get("interpret", lib.Cell("-")).status != "export-only":
+                        cells["compile"] = lib.Cell(
+                            "FAIL", "expected a plgpu.wgmma module, got "
+                                    f"{cells['compile'].status}: {cells['compile'].detail}")
                 rows.append((row, cells))
     lib.print_matrix("pallas-gpu", rows, COLUMNS)
     rejected = sum(1 for _, cells in rows if cells["compile"].status == "rejected")
+    export_only = sum(1 for _, cells in rows
+                      if cells.get("interpret", lib.Cell("-")).status == "export-only")
     red = [label for label, cells in rows if any(lib.is_red(c) for c in cells.values())]
-    print(f"{len(rows)} rows, {rejected} rejected with a located error, {len(red)} red")
+    print(f"{len(rows)} rows, {rejected} rejected with a located error, "
+          f"{export_only} export-only (Mosaic GPU wgmma), {len(red)} red")
     for row in expected:
         print(f"FAIL: --expect-rejected names a row that did not run: {row}")
-    return 1 if red or expected else 0
+    for row in sorted(expected_wgmma):
+        print(f"FAIL: --expect-wgmma names a row that did not run: {row}")
+    return 1 if red or expected or expected_wgmma else 0
 
 
 if __name__ == "__main__":

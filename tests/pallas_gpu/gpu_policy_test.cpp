@@ -2,69 +2,16 @@
 // the outlined IR of tests/pallas_tpu/inputs.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-#include <string>
-
-#include "gpu_target.h"
-#include "tessera/ir/text.h"
+#include "gpu_test_util.h"
 
 namespace tessera::pallas {
 namespace {
-
-std::string ReadInput(const std::string& name,
-                      const std::string& folder = PALLAS_INPUTS) {
-  std::ifstream in(folder + "/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string Replaced(std::string text, const std::string& from,
-                     const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos;
-       at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
-}
-
-struct Result {
-  std::string code;
-  std::string diagnostics;
-  bool ok = false;
-};
-
-Result Emit(const std::string& text, GpuModuleOptions options = {}) {
-  Result result;
-  DiagnosticEngine diagnostics;
-  auto module = ParseModule(text, "input.tir", diagnostics);
-  if (!module.ok()) {
-    result.diagnostics = diagnostics.RenderAll();
-    return result;
-  }
-  for (const Function& function : module->functions) {
-    if (function.kind != FunctionKind::kHost) continue;
-    auto file = EmitGpuKernelModule(*module, function, options, diagnostics);
-    if (!file.ok()) {
-      result.diagnostics = diagnostics.RenderAll();
-      return result;
-    }
-    result.code += file->contents;
-  }
-  result.ok = true;
-  return result;
-}
 
 // 256^3 f32 matmul with 128x128x128 blocks (the TPU pipeline's output; its
 // TPU-only properties dropped).
 std::string Matmul() {
   return Replaced(ReadInput("cost_matmul.tir"),
                   ", pre_broadcast, atomic_accumulated", "");
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 // 128x128 f32 blocks: 8 warps keep the accumulator at 64 values per

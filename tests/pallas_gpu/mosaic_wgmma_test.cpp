@@ -1,0 +1,131 @@
+// The mosaic launcher's matmul family (plgpu.wgmma over an emit_pipeline of
+// swizzled TMA blocks), on the outlined IR of tests/pallas_gpu/inputs
+// (`tessera compile examples/<kernel>.py --config
+// configs/pallas_gpu_mosaic.toml --emit=ir` at bf16).
+#include <gtest/gtest.h>
+
+#include "gpu_test_util.h"
+
+namespace tessera::pallas {
+namespace {
+
+Result EmitMosaic(const std::string& text) {
+  GpuModuleOptions options;
+  options.launcher = Launcher::kMosaicGpu;
+  return Emit(text, options);
+}
+
+std::string Input(const std::string& name) {
+  return ReadInput(name, GPU_INPUTS);
+}
+
+TEST(GpuMosaicWgmma, MatmulIsAWgmmaPipelineIntoAnF32Accumulator) {
+  Result result = EmitMosaic(Input("matmul_bf16.tir"));
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  for (const char* part : {
+           "pl.BlockSpec(memory_space=plgpu.GMEM),",
+           "acc_ref[...] = plgpu.layout_cast(acc, plgpu.Layout.WGMMA)",
+           "smem_transforms = (plgpu.TilingTransform((8, 64)), "
+           "plgpu.SwizzleTransform(128))",
+           "def _tile_k_body(_, x_block, y_block):",
+           "plgpu.wgmma(acc_ref, x_block, y_block)",
+           "plgpu.wgmma_wait(1)",
+           "(128, 128), lambda tile_k: (tile_m, tile_k),",
+           "(128, 128), lambda tile_k: (tile_k, tile_n),",
+           "transforms=smem_transforms, delay_release=1),",
+           "max_concurrent_steps=2,",
+           ")(x, y)",
+           "acc_3 = pl.run_scoped(_tile_k_wgmma, plgpu.ACC((128, 128), "
+           "jnp.float32))",
+           "out[...] = acc_3.astype(jnp.bfloat16)",
+           "from jax.experimental.pallas import mosaic_gpu as plgpu",
+       }) {
+    EXPECT_TRUE(Contains(result.code, part)) << part << "\n" << result.code;
+  }
+  // Nothing of the Triton launcher.
+  EXPECT_FALSE(Contains(result.code, "pltriton")) << result.code;
+}
+
+TEST(GpuMosaicWgmma, OutputIsByteIdentical) {
+  Result first = EmitMosaic(Input("matmul_bias_gelu_bf16.tir"));
+  Result second = EmitMosaic(Input("matmul_bias_gelu_bf16.tir"));
+  ASSERT_TRUE(first.ok) << first.diagnostics;
+  EXPECT_EQ(first.code, second.code);
+}
+
+// The bias row meets the accumulator: loaded in the accumulator's layout
+// reduced over the rows, broadcast explicitly.
+TEST(GpuMosaicWgmma, EpilogueRowIsLoadedInTheAccumulatorsLayout) {
+  Result result = EmitMosaic(Input("matmul_bias_gelu_bf16.tir"));
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code,
+                       "jax.lax.broadcast_in_dim(plgpu.load(bias.at[0, :], "
+                       "(), layout=plgpu.Layout.WGMMA.reduce(0)), (128, "
+                       "128), (1,))"))
+      << result.code;
+}
+
+// A batch block of 1 is squeezed from the pipeline's blocks; the 2-D
+// accumulator is reshaped back to the IR's 3-D value.
+TEST(GpuMosaicWgmma, BatchedDotSqueezesTheBatchBlock) {
+  Result result = EmitMosaic(Input("bmm_bf16.tir"));
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code,
+                       "(None, 128, 128), lambda tile_k: "
+                       "(tile_b, tile_m, tile_k),"))
+      << result.code;
+  EXPECT_TRUE(Contains(result.code,
+                       "jnp.reshape(pl.run_scoped(_tile_k_wgmma, "
+                       "plgpu.ACC((128, 128), jnp.float32)), (1, 128, 128))"))
+      << result.code;
+}
+
+// Split-K: the pipeline starts at the grid's k chunk, and hl.atomic_add is
+// a TMA reduce-add of the staged block into the GMEM output.
+TEST(GpuMosaicWgmma, SplitKAddsIntoGlobalMemoryByTmaReduction) {
+  Result result = EmitMosaic(Input("split_k_matmul_bf16.tir"));
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  for (const char* part : {
+           "lambda inner_k: (tile_m, outer_k + inner_k),",
+           "_atomic_add_block(out.at[pl.ds(",
+           "plgpu.copy_smem_to_gmem(staging, dst, reduction_op=\"add\")",
+           "input_output_aliases={2: 0},",
+       }) {
+    EXPECT_TRUE(Contains(result.code, part)) << part << "\n" << result.code;
+  }
+}
+
+TEST(GpuMosaicWgmma, F32OperandsAreALocatedError) {
+  Result result = EmitMosaic(Replaced(Input("matmul_bf16.tir"), "bf16", "f32"));
+  EXPECT_FALSE(result.ok);
+  EXPECT_TRUE(Contains(result.diagnostics,
+                       "examples/matmul.py:28:9: error: the mosaic launcher "
+                       "of pallas-gpu lowers dots of bf16 or f16 operands "
+                       "only"))
+      << result.diagnostics;
+}
+
+// A contraction block of 8 bf16 (16 bytes) is no swizzle's row.
+TEST(GpuMosaicWgmma, BlocksWgmmaCannotTakeAreALocatedError) {
+  Result result = EmitMosaic(Replaced(Input("matmul_bf16.tir"),
+                                      "tile_k: tile<128> in tile(0:256:128)",
+                                      "tile_k: tile<8> in tile(0:256:8)"));
+  EXPECT_FALSE(result.ok);
+  EXPECT_TRUE(Contains(result.diagnostics,
+                       "examples/matmul.py:28:9: error: this dot's blocks "
+                       "(128x128x8) do not fit plgpu.wgmma"))
+      << result.diagnostics;
+}
+
+// A loop that does more than accumulate one dot is named, not lowered.
+TEST(GpuMosaicWgmma, OtherDotLoopsAreALocatedError) {
+  Result result = EmitMosaic(ReadInput("k_grid_matmul_bf16.tir", GPU_INPUTS));
+  EXPECT_FALSE(result.ok);
+  EXPECT_TRUE(Contains(result.diagnostics,
+                       "error: the mosaic launcher of pallas-gpu lowers an "
+                       "inner tile loop with a dot only as the accumulation"))
+      << result.diagnostics;
+}
+
+}  // namespace
+}  // namespace tessera::pallas
