@@ -281,6 +281,13 @@ def concat_cols(x, y):
     return np.concatenate([x, y], axis=1)
 
 
+def cross_entropy_rows(logits, labels):
+    (x,) = _f64(logits)
+    row_max = x.max(axis=1)
+    lse = row_max + np.log(np.exp(x - row_max[:, None]).sum(axis=1))
+    return lse - x[np.arange(x.shape[0]), np.asarray(labels, dtype=np.int64)]
+
+
 def jagged_offsets(total, num_segments, rng):
     """Random non-decreasing offsets from 0 to total with some empty
     segments (a third of them, at random) and unaligned starts."""
@@ -310,6 +317,11 @@ def _gather_gemv_integer_args(shapes, rng):
     return {1: rng.integers(0, shapes[0][0], size=shapes[1])}
 
 
+def _label_integer_args(shapes, rng):
+    """One label per row of logits [n, vocab], in [0, vocab)."""
+    return {1: rng.integers(0, shapes[0][1], size=shapes[1])}
+
+
 def _jagged_gather_integer_args(shapes, rng, max_length=8):
     """Segments of 0..max_length rows (a third empty) at random starts."""
     total, count = shapes[0][0], shapes[1][0]
@@ -328,6 +340,7 @@ INTEGER_ARGS = {
     "embedding_rows": _embedding_integer_args,
     "gather_gemv": _gather_gemv_integer_args,
     "jagged_gather_sum": _jagged_gather_integer_args,
+    "cross_entropy_rows": _label_integer_args,
 }
 
 

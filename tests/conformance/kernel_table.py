@@ -23,6 +23,7 @@ KERNELS = (
     "conditional_rescale",
     "embedding_rows", "gather_gemv", "masked_splice", "jagged_gather_sum",
     "chunk_state", "lagged_diff", "concat_seq", "neighbor_sum", "concat_cols",
+    "cross_entropy_rows",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -194,6 +195,17 @@ SPECS = {
     "concat_cols": KernelSpec({"even": [(256, 256), (256, 128)],
                                "ragged": [(200, 300), (200, 136)]},
                               dtypes=("float32",)),
+    # One element per row at a lane from data (`hl.load(logits, [tile_n.index,
+    # labels[tile_n]])`): the row block is read whole along the vocabulary and
+    # the label's lane selected by a compare. Ragged: 200 rows (a partial
+    # last block of 128) and a 1000-wide vocabulary (not a lane multiple).
+    # Large: a 32000 vocabulary in bf16 (8 MiB a block of 128 rows).
+    "cross_entropy_rows": KernelSpec({"even": [(256, 512), (256,)],
+                                      "ragged": [(200, 1000), (200,)]},
+                                     arg_dtypes=(None, "int32"),
+                                     large=(LargeCase("4096 x vocab 32000",
+                                                      [(4096, 32000), (4096,)],
+                                                      "bfloat16"),)),
 }
 
 
