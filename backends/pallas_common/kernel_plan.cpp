@@ -362,6 +362,10 @@ bool PlanBuilder::RecordLaneSelect(const Expr& load,
   block->push_back(Index(IndexKind::kTile, CloneExpr(*select->tile)));
   block->push_back(Index(IndexKind::kSlice));
   plan_.lane_select_blocks.push_back(block);
+  if (auto ref = plan_.ref_by_name.find(load.operands[0]->name);
+      ref != plan_.ref_by_name.end()) {
+    plan_.refs[ref->second].lane_selected = true;
+  }
   RecordAccess(load.operands[0]->name, *block, loops, false, false, &stmt);
   return true;
 }

@@ -100,6 +100,9 @@ struct RefPlan {
   // Some load selects rows of this ref by an index tensor (a gather): the
   // gathered dim stays whole in VMEM and is never streamed.
   bool gathered = false;
+  // Some load picks one element per row of this ref at a lane from data (a
+  // lane select): its blocks hold whole rows.
+  bool lane_selected = false;
 };
 
 // One VMEM buffer a launcher keeps for an inner loop.

@@ -115,8 +115,7 @@ const Expr* FlattenedBase(const Expr& ref, const Defs& defs) {
 // the view it read is added to `views`.
 void RewriteLoad(Expr& load, const Defs& defs, std::set<std::string>& views) {
   if (load.op != OpKind::kLoad || load.operands.size() != 1 ||
-      load.indices.size() != 1 || load.indices[0].kind != IndexKind::kGather ||
-      load.operands[0]->op != OpKind::kVar) {
+      load.indices.size() != 1 || load.indices[0].kind != IndexKind::kGather) {
     return;
   }
   const Expr* base = FlattenedBase(*load.operands[0], defs);
@@ -136,7 +135,9 @@ void RewriteLoad(Expr& load, const Defs& defs, std::set<std::string>& views) {
     indices.push_back(Index(IndexKind::kGather, CloneExpr(*rows)));
     indices.push_back(Index(IndexKind::kGather, CloneExpr(lanes)));
     ExprPtr ref = MakeVar(base->name, base->type, load.operands[0]->loc);
-    views.insert(load.operands[0]->name);
+    if (load.operands[0]->op == OpKind::kVar) {
+      views.insert(load.operands[0]->name);
+    }
     load.operands[0] = std::move(ref);
     load.indices = std::move(indices);
     return;
@@ -189,6 +190,9 @@ void RemoveUnusedViews(Function& fn, std::set<std::string> candidates) {
       WalkExpr(*stmt.value, [&](const Expr& e) {
         if (e.op == OpKind::kVar) next.insert(e.name);
       });
+      for (const Dim& d : stmt.results[0].type.shape) {
+        if (!d.is_static()) next.insert(d.symbol);
+      }
       return true;
     });
     candidates = std::move(next);

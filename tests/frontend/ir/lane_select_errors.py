@@ -1,9 +1,9 @@
 # Element gathers the TPU cannot run as one element per row, each located
 # by the pallas-tpu backend: a zipped gather whose rows are not a tile's
-# index, a flat index of another form, one of a rank-3 tensor, a row block
-# that does not fit VMEM. lane_select.py: the forms that are lowered;
-# lane_select_apart.py: index tensors the frontend cannot zip.
-# RUN: --emit=code -o - --arg x=f32[256,1000] --arg idx=i32[256] --arg big=f32[256,2000000] --arg z=f32[4,256,256]
+# index, a flat index of another form, one of a rank-3 tensor.
+# lane_select.py: the forms that are lowered; lane_select_apart.py: index
+# tensors the frontend cannot zip; lane_select_vmem.py: rows too wide.
+# RUN: --emit=code -o - --arg x=f32[256,1000] --arg idx=i32[256] --arg z=f32[4,256,256]
 import torch
 import helion
 import helion.language as hl
@@ -22,17 +22,9 @@ def rows_by_data(x, idx):
 def flat_other_form(x, idx):
     n, v = x.size()
     out = torch.empty([n], dtype=x.dtype, device=x.device)
+    x_flat = x.view(-1)
     for tile_n in hl.tile(n):
-        out[tile_n] = hl.load(x.view(-1), [tile_n.index * (v + 1) + idx[tile_n]])
-    return out
-
-
-@helion.kernel()
-def too_wide(big, idx):
-    n, v = big.size()
-    out = torch.empty([n], dtype=big.dtype, device=big.device)
-    for tile_n in hl.tile(n):
-        out[tile_n] = hl.load(big, [tile_n.index, idx[tile_n]])
+        out[tile_n] = hl.load(x_flat, [tile_n.index * (v + 1) + idx[tile_n]])
     return out
 
 
