@@ -199,13 +199,17 @@ SPECS = {
     # labels[tile_n]])`): the row block is read whole along the vocabulary and
     # the label's lane selected by a compare. Ragged: 200 rows (a partial
     # last block of 128) and a 1000-wide vocabulary (not a lane multiple).
-    # Large: a 32000 vocabulary in bf16 (8 MiB a block of 128 rows).
+    # Large: a 32000 vocabulary, 8 MiB a block of 128 rows in bf16, 16 MiB
+    # in f32 (with its f32 temporaries about 50 MiB: under v7x's 64 MiB).
     "cross_entropy_rows": KernelSpec({"even": [(256, 512), (256,)],
                                       "ragged": [(200, 1000), (200,)]},
                                      arg_dtypes=(None, "int32"),
                                      large=(LargeCase("4096 x vocab 32000",
                                                       [(4096, 32000), (4096,)],
-                                                      "bfloat16"),)),
+                                                      "bfloat16"),
+                                            LargeCase("4096 x vocab 32000",
+                                                      [(4096, 32000), (4096,)],
+                                                      "float32"))),
 }
 
 
