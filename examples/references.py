@@ -282,10 +282,15 @@ def concat_cols(x, y):
 
 
 def cross_entropy_rows(logits, labels):
+    """A label outside [0, vocab) matches no lane: its logit reads as 0
+    (the kernel's lane compare), where NumPy would wrap a negative one."""
     (x,) = _f64(logits)
     row_max = x.max(axis=1)
     lse = row_max + np.log(np.exp(x - row_max[:, None]).sum(axis=1))
-    return lse - x[np.arange(x.shape[0]), np.asarray(labels, dtype=np.int64)]
+    labels = np.asarray(labels, dtype=np.int64)
+    inside = (labels >= 0) & (labels < x.shape[1])
+    picked = x[np.arange(x.shape[0]), np.where(inside, labels, 0)]
+    return lse - np.where(inside, picked, 0.0)
 
 
 def jagged_offsets(total, num_segments, rng):
