@@ -392,7 +392,7 @@ absl::StatusOr<Type> InferIndexed(OpKind op, const Type& base,
                   : "a shifted tile index (i32[block])",
               TypeToString(index_type)));
         }
-        // Side-by-side gathers zip, as NumPy's advanced indexing does:
+        // Side-by-side gathers zip, as PyTorch's advanced indexing does:
         // element i reads (a[i], b[i]), one result dim for both.
         if (index.kind == IndexKind::kGather && i > 0 &&
             indices[i - 1].kind == IndexKind::kGather) {
