@@ -282,15 +282,23 @@ def concat_cols(x, y):
 
 
 def cross_entropy_rows(logits, labels):
-    """A label outside [0, vocab) matches no lane: its logit reads as 0
-    (the kernel's lane compare), where NumPy would wrap a negative one."""
     (x,) = _f64(logits)
     row_max = x.max(axis=1)
     lse = row_max + np.log(np.exp(x - row_max[:, None]).sum(axis=1))
-    labels = np.asarray(labels, dtype=np.int64)
-    inside = (labels >= 0) & (labels < x.shape[1])
-    picked = x[np.arange(x.shape[0]), np.where(inside, labels, 0)]
-    return lse - np.where(inside, picked, 0.0)
+    return lse - _pick_lanes(x, labels)
+
+
+def _pick_lanes(x, lanes):
+    """x[i, lanes[i]]; a lane outside [0, x.shape[1]) matches none and reads
+    0, as the kernels' lane compare does (NumPy would wrap a negative one)."""
+    lanes = np.asarray(lanes, dtype=np.int64)
+    inside = (lanes >= 0) & (lanes < x.shape[1])
+    return np.where(inside, x[np.arange(x.shape[0]), np.where(inside, lanes, 0)], 0.0)
+
+
+def label_nll(log_probs, targets, weights):
+    x, w = _f64(log_probs, weights)
+    return -w * _pick_lanes(x, targets)
 
 
 def jagged_offsets(total, num_segments, rng):
@@ -346,6 +354,7 @@ INTEGER_ARGS = {
     "gather_gemv": _gather_gemv_integer_args,
     "jagged_gather_sum": _jagged_gather_integer_args,
     "cross_entropy_rows": _label_integer_args,
+    "label_nll": _label_integer_args,
 }
 
 

@@ -23,7 +23,7 @@ KERNELS = (
     "conditional_rescale",
     "embedding_rows", "gather_gemv", "masked_splice", "jagged_gather_sum",
     "chunk_state", "lagged_diff", "concat_seq", "neighbor_sum", "concat_cols",
-    "cross_entropy_rows",
+    "cross_entropy_rows", "label_nll",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -210,6 +210,15 @@ SPECS = {
                                             LargeCase("4096 x vocab 32000",
                                                       [(4096, 32000), (4096,)],
                                                       "float32"))),
+    # The same pick through a flat view (`log_probs.reshape(-1)` at
+    # `targets + tile.index * classes`), which helion-py rewrites into the 2-D
+    # form: only the pick reads log_probs, whole rows of it.
+    "label_nll": KernelSpec({"even": [(256, 512), (256,), (256,)],
+                             "ragged": [(200, 1000), (200,), (200,)]},
+                            arg_dtypes=(None, "int32", None),
+                            large=(LargeCase("4096 x classes 32000",
+                                             [(4096, 32000), (4096,), (4096,)],
+                                             "bfloat16"),)),
 }
 
 
