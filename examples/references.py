@@ -296,9 +296,10 @@ def _pick_lanes(x, lanes):
     return np.where(inside, x[np.arange(x.shape[0]), np.where(inside, lanes, 0)], 0.0)
 
 
-def label_nll(log_probs, targets, weights):
+def label_nll(log_probs, targets, weights, eps=0.1):
     x, w = _f64(log_probs, weights)
-    return -w * _pick_lanes(x, targets)
+    smoothed = (1.0 - eps) * _pick_lanes(x, targets) + eps / x.shape[1] * x.sum(axis=1)
+    return -w * smoothed
 
 
 def jagged_offsets(total, num_segments, rng):

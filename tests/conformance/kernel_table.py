@@ -212,7 +212,7 @@ SPECS = {
                                                       "float32"))),
     # The same pick through a flat view (`log_probs.reshape(-1)` at
     # `targets + tile.index * classes`), which helion-py rewrites into the 2-D
-    # form: only the pick reads log_probs, whole rows of it.
+    # form, plus a label-smoothing row sum over the same row block.
     "label_nll": KernelSpec({"even": [(256, 512), (256,), (256,)],
                              "ragged": [(200, 1000), (200,), (200,)]},
                             arg_dtypes=(None, "int32", None),
