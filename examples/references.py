@@ -281,6 +281,27 @@ def concat_cols(x, y):
     return np.concatenate([x, y], axis=1)
 
 
+def cross_entropy_rows(logits, labels):
+    (x,) = _f64(logits)
+    row_max = x.max(axis=1)
+    lse = row_max + np.log(np.exp(x - row_max[:, None]).sum(axis=1))
+    return lse - _pick_lanes(x, labels)
+
+
+def _pick_lanes(x, lanes):
+    """x[i, lanes[i]]; a lane outside [0, x.shape[1]) matches none and reads
+    0, as the kernels' lane compare does (NumPy would wrap a negative one)."""
+    lanes = np.asarray(lanes, dtype=np.int64)
+    inside = (lanes >= 0) & (lanes < x.shape[1])
+    return np.where(inside, x[np.arange(x.shape[0]), np.where(inside, lanes, 0)], 0.0)
+
+
+def label_nll(log_probs, targets, weights, eps=0.1):
+    x, w = _f64(log_probs, weights)
+    smoothed = (1.0 - eps) * _pick_lanes(x, targets) + eps / x.shape[1] * x.sum(axis=1)
+    return -w * smoothed
+
+
 def jagged_offsets(total, num_segments, rng):
     """Random non-decreasing offsets from 0 to total with some empty
     segments (a third of them, at random) and unaligned starts."""
@@ -310,6 +331,11 @@ def _gather_gemv_integer_args(shapes, rng):
     return {1: rng.integers(0, shapes[0][0], size=shapes[1])}
 
 
+def _label_integer_args(shapes, rng):
+    """One label per row of logits [n, vocab], in [0, vocab)."""
+    return {1: rng.integers(0, shapes[0][1], size=shapes[1])}
+
+
 def _jagged_gather_integer_args(shapes, rng, max_length=8):
     """Segments of 0..max_length rows (a third empty) at random starts."""
     total, count = shapes[0][0], shapes[1][0]
@@ -328,6 +354,8 @@ INTEGER_ARGS = {
     "embedding_rows": _embedding_integer_args,
     "gather_gemv": _gather_gemv_integer_args,
     "jagged_gather_sum": _jagged_gather_integer_args,
+    "cross_entropy_rows": _label_integer_args,
+    "label_nll": _label_integer_args,
 }
 
 

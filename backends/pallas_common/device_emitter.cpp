@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_join.h"
 #include "fmt/format.h"
+#include "gather_plan.h"
 #include "shifted_tiles.h"
 
 namespace tessera::pallas {
@@ -310,6 +311,7 @@ std::string DeviceEmitter::Load(const Expr& expr) {
     Fail("load from something that is not a named ref");
     return "None";
   }
+  if (HasZippedGather(expr)) return LaneSelectLoad(expr);
   for (size_t i = 0; i < expr.indices.size(); ++i) {
     if (expr.indices[i].kind == IndexKind::kGather) return GatherLoad(expr, i);
   }

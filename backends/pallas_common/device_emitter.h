@@ -34,6 +34,11 @@ struct ModuleState {
     if (gather_fn.empty()) gather_fn = names.Fresh("_gather_rows");
     return gather_fn;
   }
+  std::string select_fn;  // lane selects: one element per row by data
+  std::string SelectLanes() {
+    if (select_fn.empty()) select_fn = names.Fresh("_select_lanes");
+    return select_fn;
+  }
   std::string int32_fn;  // scalar prefetch: narrows indices to int32
   std::string Window() {
     if (window_fn.empty()) window_fn = names.Fresh("_mask_window");
@@ -285,6 +290,8 @@ class DeviceEmitter : public ExprEmitter {
                         bool write);
   // A load that selects rows by an index tensor (device_gather.cpp).
   std::string GatherLoad(const Expr& load, size_t gather_position);
+  // x[tile.index, lanes]: a compare of the row block with a lane iota.
+  std::string LaneSelectLoad(const Expr& load);
   // The gather index's element `row` as a scalar expression; nullopt after
   // a Fail().
   std::optional<std::string> GatherIndexRow(const Expr& index,

@@ -5,6 +5,7 @@
 // scalar from tile indices, constants and SMEM reads of the index refs.
 #include "device_emitter.h"
 #include "fmt/format.h"
+#include "gather_plan.h"
 #include "py_text.h"
 
 namespace tessera::pallas {
@@ -142,7 +143,9 @@ std::string DeviceEmitter::GatherLoad(const Expr& load,
         "an element gather along the last dim of '{}' is not supported: the "
         "TPU gathers lanes only within one vreg (Mosaic's dynamic_gather: "
         "8x128 32-bit values), so elements can be gathered only as whole "
-        "rows (index a leading dim: table[idx, :])",
+        "rows (index a leading dim: table[idx, :]) or one element per row "
+        "of a row block (x[tile.index, lanes], or hl.load(x.view(-1), "
+        "[tile.index * x.size(1) + lanes]) with x rank 2)",
         ref_name));
     return "None";
   }
@@ -241,6 +244,22 @@ std::string DeviceEmitter::GatherLoad(const Expr& load,
   const std::string lanes = RefAccess(ref_name, block, false);
   value_aliases_.erase(ref_name);
   return lanes;
+}
+
+std::string DeviceEmitter::LaneSelectLoad(const Expr& load) {
+  // The plan checked the form (PlanBuilder::RecordLaneSelect).
+  std::optional<LaneSelect> select =
+      MatchLaneSelect(load, plan_.tensor_defs, nullptr);
+  if (!select) {
+    Fail("an element gather is supported only as one element per row");
+    return "None";
+  }
+  IndexList block;
+  block.push_back(Index(IndexKind::kTile, CloneExpr(*select->tile)));
+  block.push_back(Index(IndexKind::kSlice));
+  const std::string rows = RefAccess(load.operands[0]->name, block, false);
+  return fmt::format("{}({}, {})", state_.SelectLanes(), rows,
+                     Emit(*select->lanes));
 }
 
 }  // namespace tessera::pallas

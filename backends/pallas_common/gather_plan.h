@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "kernel_plan.h"
@@ -28,7 +29,25 @@ void WalkGatherIndex(const Expr& index,
                      const std::map<std::string, const Expr*>& defs,
                      const std::function<void(const Expr&, bool)>& fn);
 
-// Calls fn(load, index) for every gather index of a load in `root`.
+// True when `load` zips two index tensors side by side (`x[rows, lanes]`,
+// one element per index pair).
+bool HasZippedGather(const Expr& load);
+
+// A lane select: the zipped gather `x[gather(t.index), gather(lanes)]` of a
+// rank-2 ref reads one element per row of t's block, at a lane from data.
+// Mosaic gathers lanes only within one vreg, so it is lowered as a compare
+// of the row block, whole along its lanes, with a lane iota, and a row sum.
+struct LaneSelect {
+  const Expr* tile = nullptr;   // the tile var t
+  const Expr* lanes = nullptr;  // the lane index vector, as written
+};
+// nullopt when a zipped gather is not of that form; `why` says which part.
+std::optional<LaneSelect> MatchLaneSelect(
+    const Expr& load, const std::map<std::string, const Expr*>& defs,
+    std::string* why);
+
+// Calls fn(load, index) for every gather index of a load in `root` that is
+// read row by row (zipped gathers are lane selects, not included).
 void ForEachGather(const Expr& root,
                    const std::function<void(const Expr&, const Index&)>& fn);
 

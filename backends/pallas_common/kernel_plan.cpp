@@ -115,6 +115,10 @@ class PlanBuilder {
   // the values its definitions name (gather_plan.h).
   void CollectGathers(const Stmt& stmt, const std::vector<const Stmt*>& loops,
                       std::set<const Expr*>& per_row_loads);
+  // A lane select reads its row block whole along the lanes: recorded as
+  // the access `x[tile(t), :]`.
+  bool RecordLaneSelect(const Expr& load, const std::vector<const Stmt*>& loops,
+                        const Stmt& stmt);
   void PlanSpecs(RefPlan& ref);
   void PlanStreaming(RefPlan& ref);
   void PlanPadding(RefPlan& ref);
@@ -344,22 +348,56 @@ void PlanBuilder::CollectGathers(const Stmt& stmt,
   });
 }
 
+bool PlanBuilder::RecordLaneSelect(const Expr& load,
+                                   const std::vector<const Stmt*>& loops,
+                                   const Stmt& stmt) {
+  std::string why;
+  std::optional<LaneSelect> select =
+      MatchLaneSelect(load, plan_.tensor_defs, &why);
+  if (!select) {
+    return Error(
+        stmt.loc,
+        fmt::format("an element gather is supported only as one element per "
+                    "row, x[tile.index, lanes] (or hl.load(x.view(-1), "
+                    "[tile.index * x.size(1) + lanes])): {}",
+                    why));
+  }
+  auto block = std::make_shared<IndexList>();
+  block->push_back(Index(IndexKind::kTile, CloneExpr(*select->tile)));
+  block->push_back(Index(IndexKind::kSlice));
+  plan_.lane_select_blocks.push_back(block);
+  if (auto ref = plan_.ref_by_name.find(load.operands[0]->name);
+      ref != plan_.ref_by_name.end()) {
+    plan_.refs[ref->second].lane_selected = true;
+  }
+  RecordAccess(load.operands[0]->name, *block, loops, false, false, &stmt);
+  return true;
+}
+
 bool PlanBuilder::CollectBlock(const Block& block,
                                std::vector<const Stmt*>& loops) {
   for (const Stmt& stmt : block.stmts) {
     CountUses(stmt);
     std::set<const Expr*> per_row_loads;
     CollectGathers(stmt, loops, per_row_loads);
+    bool lane_selects_ok = true;
     ForEachRootExpr(stmt, [&](const Expr& root) {
       WalkExpr(root, [&](const Expr& expr) {
-        if (expr.op == OpKind::kLoad && !expr.operands.empty() &&
-            expr.operands[0]->op == OpKind::kVar &&
-            !per_row_loads.count(&expr)) {
-          RecordAccess(expr.operands[0]->name, expr.indices, loops, false,
-                       false, &stmt);
+        if (expr.op != OpKind::kLoad || expr.operands.empty() ||
+            expr.operands[0]->op != OpKind::kVar ||
+            per_row_loads.count(&expr)) {
+          return;
         }
+        if (HasZippedGather(expr)) {
+          lane_selects_ok =
+              lane_selects_ok && RecordLaneSelect(expr, loops, stmt);
+          return;
+        }
+        RecordAccess(expr.operands[0]->name, expr.indices, loops, false, false,
+                     &stmt);
       });
     });
+    if (!lane_selects_ok) return false;
     if ((stmt.kind == StmtKind::kStore || stmt.kind == StmtKind::kAtomic) &&
         stmt.target && stmt.target->op == OpKind::kVar) {
       RecordAccess(stmt.target->name, stmt.indices, loops, true,

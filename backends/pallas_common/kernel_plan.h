@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,6 +100,9 @@ struct RefPlan {
   // Some load selects rows of this ref by an index tensor (a gather): the
   // gathered dim stays whole in VMEM and is never streamed.
   bool gathered = false;
+  // Some load picks one element per row of this ref at a lane from data (a
+  // lane select): its blocks hold whole rows.
+  bool lane_selected = false;
 };
 
 // One VMEM buffer a launcher keeps for an inner loop.
@@ -152,6 +156,9 @@ struct KernelPlan {
   // Tensor values of the device function by name, with their definitions:
   // gather indices are evaluated row by row from them (gather_plan.h).
   std::map<std::string, const Expr*> tensor_defs;
+  // The row blocks lane selects read, `x[tile(t), :]` (gather_plan.h), as
+  // their accesses' index lists; shared so that copies of a plan keep them.
+  std::vector<std::shared_ptr<const IndexList>> lane_select_blocks;
   // Filled by PlanInnerLoops: "parallel" / "arbitrary" per Pallas grid dim
   // (grid_order), and each inner tile loop in program order.
   std::vector<std::string> dimension_semantics;

@@ -455,8 +455,12 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     index += ")";
     int64_t bytes = DTypeBytes(ref.type.dtype);
     for (int64_t size : sizes) bytes = size < 0 ? 0 : bytes * size;
-    vmem.push_back(
-        VmemBuffer{fmt::format("block {} of {}", block, ref.name), bytes, 2});
+    vmem.push_back(VmemBuffer{
+        fmt::format("block {} of {}{}", block, ref.name,
+                    ref.lane_selected ? " (whole rows: an element gather picks "
+                                        "one lane per row from them)"
+                                      : ""),
+        bytes, 2});
     if (auto problem =
             options_.check_legality
                 ? target_.CheckBlock(RefBlockDims(ref), ref.type.dtype)

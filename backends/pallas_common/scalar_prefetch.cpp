@@ -57,6 +57,27 @@ void AppendIndirectHelpers(const ModuleState& state, PyLines& helpers) {
     helpers.Line("    jax.lax.fori_loop(0, rows.shape[0], copy, 0)");
     helpers.Line("    return rows");
   }
+  if (!state.select_fn.empty()) {
+    helpers.Blank();
+    helpers.Blank();
+    helpers.Line(fmt::format("def {}(rows, lanes):", state.select_fn));
+    helpers.Line(
+        "    # Element lanes[r] of each row r: the TPU gathers lanes only "
+        "within one");
+    helpers.Line(
+        "    # vreg, so the row block is compared with a lane iota and "
+        "summed (exact:");
+    helpers.Line("    # one nonzero term a row; see docs/tpu_legality.md).");
+    helpers.Line(
+        "    lane = jax.lax.broadcasted_iota(jnp.int32, rows.shape, 1)");
+    helpers.Line("    hit = lane == lanes.astype(jnp.int32)[:, None]");
+    helpers.Line(
+        "    wide = jnp.int32 if jnp.issubdtype(rows.dtype, jnp.integer) "
+        "else jnp.float32");
+    helpers.Line(
+        "    picked = jnp.sum(jnp.where(hit, rows.astype(wide), 0), axis=1)");
+    helpers.Line("    return picked.astype(rows.dtype)");
+  }
   if (!state.window_fn.empty()) {
     helpers.Blank();
     helpers.Blank();

@@ -4,6 +4,7 @@
 
 #include "cost_model/hardware.h"
 #include "fmt/format.h"
+#include "gather_plan.h"
 
 namespace tessera::pallas {
 namespace {
@@ -126,9 +127,25 @@ VmemBuffer CompilerScratch(const Function& device) {
       what = fmt::format("{} {}", value.name, TypeToString(value.type));
     }
   };
+  // A lane select (x[tile.index, lanes]) compares and sums its whole row
+  // block in 32-bit (_select_lanes): a value no statement names.
+  auto consider_lane_select = [&](const Expr& load) {
+    const Type& ref = load.operands[0]->type;
+    if (ref.rank() != 2 || load.type.rank() != 1) return;
+    const Dim& rows = load.type.shape[0];
+    const Dim& lanes = ref.shape[1];
+    if (!rows.is_static() || !lanes.is_static()) return;
+    consider(Value{fmt::format("the lane select of {}", load.operands[0]->name),
+                   Type::Tensor(DType::kF32, {rows, lanes})});
+  };
   WalkStmts(device.body, [&](const Stmt& stmt) {
     for (const Value& value : stmt.results) consider(value);
     for (const Value& value : stmt.iter_args) consider(value);
+    ForEachRootExpr(stmt, [&](const Expr& root) {
+      WalkExpr(root, [&](const Expr& e) {
+        if (HasZippedGather(e)) consider_lane_select(e);
+      });
+    });
   });
   return VmemBuffer{
       fmt::format("compiler scratch for kernel values (largest: {})", what),

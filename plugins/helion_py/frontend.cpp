@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "flat_gathers.h"
 #include "lower_internal.h"
 #include "parser.h"
 #include "tessera/ir/verifier.h"
@@ -20,7 +21,9 @@ absl::StatusOr<Module> LowerPython(std::string_view path, std::string_view text,
   for (const KernelDef& kernel : parsed.kernels) {
     KernelLowering lowering(kernel, parsed, file, pipeline, diagnostics);
     std::optional<Function> function = lowering.Run();
-    if (function) module.functions.push_back(*std::move(function));
+    if (!function) continue;
+    RewriteFlatGathers(*function);
+    module.functions.push_back(*std::move(function));
   }
   if (diagnostics.error_count() != errors_before) {
     return absl::InvalidArgumentError("the kernel file has errors");

@@ -186,11 +186,20 @@ bool KernelLowering::GatherIndex(Val& item, SourceLoc item_loc, bool is_load,
          "e.g. table[idx_tile, :] or hl.load(table, [idx_tile, tile_e])");
     return false;
   }
+  // Two index tensors side by side zip, as in PyTorch (`x[rows, lanes]`
+  // reads x[rows[i], lanes[i]]): one element per row when `rows` is a
+  // tile's index, which the backends lower as a lane select.
+  const bool zips = !out.empty() && out.back().kind == IndexKind::kGather &&
+                    out.back().expr->type.shape[0] == type.shape[0];
   for (const Index& index : out) {
-    if (index.kind == IndexKind::kGather) {
-      Fail(item_loc,
-           "only one dim of an access can be indexed by a tensor (a gather "
-           "along several dims is not supported)");
+    if (index.kind == IndexKind::kGather && !(zips && &index == &out.back())) {
+      Diagnostic* d = Report(
+          item_loc,
+          "only one dim of an access can be indexed by a tensor (a gather "
+          "along several dims is not supported)");
+      Note(d,
+           "two index tensors of the same length side by side are zipped "
+           "(x[tile.index, idx]: one element per row)");
       return false;
     }
   }

@@ -23,6 +23,7 @@ KERNELS = (
     "conditional_rescale",
     "embedding_rows", "gather_gemv", "masked_splice", "jagged_gather_sum",
     "chunk_state", "lagged_diff", "concat_seq", "neighbor_sum", "concat_cols",
+    "cross_entropy_rows", "label_nll",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -194,6 +195,30 @@ SPECS = {
     "concat_cols": KernelSpec({"even": [(256, 256), (256, 128)],
                                "ragged": [(200, 300), (200, 136)]},
                               dtypes=("float32",)),
+    # One element per row at a lane from data (`hl.load(logits, [tile_n.index,
+    # labels[tile_n]])`): the row block is read whole along the vocabulary and
+    # the label's lane selected by a compare. Ragged: 200 rows (a partial
+    # last block of 128) and a 1000-wide vocabulary (not a lane multiple).
+    # Large: a 32000 vocabulary, 8 MiB a block of 128 rows in bf16, 16 MiB
+    # in f32 (with its f32 temporaries about 50 MiB: under v7x's 64 MiB).
+    "cross_entropy_rows": KernelSpec({"even": [(256, 512), (256,)],
+                                      "ragged": [(200, 1000), (200,)]},
+                                     arg_dtypes=(None, "int32"),
+                                     large=(LargeCase("4096 x vocab 32000",
+                                                      [(4096, 32000), (4096,)],
+                                                      "bfloat16"),
+                                            LargeCase("4096 x vocab 32000",
+                                                      [(4096, 32000), (4096,)],
+                                                      "float32"))),
+    # The same pick through a flat view (`log_probs.reshape(-1)` at
+    # `targets + tile.index * classes`), which helion-py rewrites into the 2-D
+    # form, plus a label-smoothing row sum over the same row block.
+    "label_nll": KernelSpec({"even": [(256, 512), (256,), (256,)],
+                             "ragged": [(200, 1000), (200,), (200,)]},
+                            arg_dtypes=(None, "int32", None),
+                            large=(LargeCase("4096 x classes 32000",
+                                             [(4096, 32000), (4096,), (4096,)],
+                                             "bfloat16"),)),
 }
 
 

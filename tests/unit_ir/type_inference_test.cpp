@@ -159,6 +159,28 @@ TEST(TypeInference, GatherIndexTakesTheLengthOfItsIndexVector) {
             "'subscript' takes only ':', None and integer indices");
 }
 
+TEST(TypeInference, SideBySideGathersZip) {
+  // x[rows, lanes] reads x[rows[i], lanes[i]]: one dim for both, as in
+  // NumPy's advanced indexing (a lane select when rows is a tile's index).
+  Type x = Type::Ref(DType::kF32, {Sym("n"), Sym("v")});
+  IndexList zipped;
+  zipped.emplace_back(IndexKind::kGather,
+                      MakeVar("rows", Type::Tensor(DType::kI32, {S(128)})));
+  zipped.emplace_back(IndexKind::kGather,
+                      MakeVar("lanes", Type::Tensor(DType::kI64, {S(128)})));
+  EXPECT_EQ(*InferType(OpKind::kLoad, std::vector<Type>{x}, zipped, {}),
+            F32({S(128)}));
+  IndexList uneven;
+  uneven.emplace_back(IndexKind::kGather,
+                      MakeVar("rows", Type::Tensor(DType::kI32, {S(128)})));
+  uneven.emplace_back(IndexKind::kGather,
+                      MakeVar("lanes", Type::Tensor(DType::kI32, {S(64)})));
+  EXPECT_EQ(
+      ErrorOf(InferType(OpKind::kLoad, std::vector<Type>{x}, uneven, {})),
+      "gather indices 0 and 1 must have the same length to be zipped, got "
+      "i32[128] and i32[64]");
+}
+
 TEST(TypeInference, LoadAndSubscriptIndices) {
   Type ref = Type::Ref(DType::kF32, {Sym("m"), Sym("n"), S(16)});
   IndexList indices;

@@ -392,6 +392,19 @@ absl::StatusOr<Type> InferIndexed(OpKind op, const Type& base,
                   : "a shifted tile index (i32[block])",
               TypeToString(index_type)));
         }
+        // Side-by-side gathers zip, as PyTorch's advanced indexing does:
+        // element i reads (a[i], b[i]), one result dim for both.
+        if (index.kind == IndexKind::kGather && i > 0 &&
+            indices[i - 1].kind == IndexKind::kGather) {
+          if (!(shape.back() == index_type.shape[0])) {
+            return Error(fmt::format(
+                "gather indices {} and {} must have the same length to be "
+                "zipped, got {} and {}",
+                i - 1, i, TypeToString(indices[i - 1].expr->type),
+                TypeToString(index_type)));
+          }
+          break;
+        }
         shape.push_back(index_type.shape[0]);
         break;
       case IndexKind::kScalar:

@@ -311,6 +311,7 @@ void FunctionVerifier::VerifyStoreOrAtomic(const Stmt& stmt) {
   const Type& ref = stmt.target->type;
   Shape region;
   size_t ref_dim = 0;
+  const Index* previous = nullptr;
   for (const Index& index : stmt.indices) {
     switch (index.kind) {
       case IndexKind::kTile:
@@ -332,10 +333,15 @@ void FunctionVerifier::VerifyStoreOrAtomic(const Stmt& stmt) {
         break;
       case IndexKind::kGather:
       case IndexKind::kShiftedTile:
-        region.push_back(index.expr->type.shape.at(0));
+        // Side-by-side gathers zip into one dim (type_inference.cpp).
+        if (index.kind != IndexKind::kGather || previous == nullptr ||
+            previous->kind != IndexKind::kGather) {
+          region.push_back(index.expr->type.shape.at(0));
+        }
         ++ref_dim;
         break;
     }
+    previous = &index;
   }
   const Type& value = stmt.value->type;
   if (value.is_scalar()) return;

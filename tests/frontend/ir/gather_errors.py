@@ -1,6 +1,8 @@
 # Gathers and masks the frontend rejects, each located: an element gather
 # through a rank-2 index tensor, a store at gathered positions (a scatter),
-# two gathered dims, a float extra_mask, hl.load of a value.
+# a float extra_mask, hl.load of a value. `x[idx[tile_m], idx[tile_m]]`
+# zips its two index vectors (lane_select.py; the pallas-tpu backend then
+# rejects it in lane_select_errors.py: its rows are not a tile's index).
 # RUN: --passes "" --emit=ir --arg x=f32[256,256] --arg idx=i32[256]
 import torch
 import helion
