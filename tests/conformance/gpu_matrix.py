@@ -195,7 +195,10 @@ def run_row(args, kernel, launcher, dtype, label, cubin, reference, work):
                                             out_dir)
     if path is None:
         return cells
-    arrays, exact = lib.make_inputs([(s, jnp.dtype(dtype)) for s in shapes], seed=0)
+    # Integer parameters (labels, indices, offsets) get valid values, as in
+    # the TPU conformance harness.
+    arrays, exact = lib.make_kernel_inputs(args.source_dir, kernel, kernel_table.SPECS[kernel],
+                                           shapes, dtype, seed=0)
     function = getattr(lib.load_module(path, f"gpu_{kernel}_{launcher}_{dtype}_{label}"), kernel)
     wgmma = launcher == "mosaic" and "plgpu.wgmma(" in path.read_text()
     if wgmma:
