@@ -371,10 +371,38 @@ class KernelLowering {
 // Source helpers shared by the lowering files (lower_kernel.cpp).
 // "a.b.c" for a name / attribute chain, "" for anything else.
 std::string DottedName(const Node& node);
-void WalkNodes(const Node& node, const std::function<void(const Node&)>& fn);
-void WalkStmtNodes(const std::vector<PyStmt>& body,
-                   const std::function<void(const Node&)>& fn,
-                   const std::function<void(const PyStmt&)>& on_stmt = {});
+// Calls `fn` on `node` and every node below it. Templates, so that the
+// callbacks inline: the frontend walks a kernel's source several times per
+// compile (ranks, index parameters, names, tile usage).
+template <typename Fn>
+void WalkNodes(const Node& node, Fn&& fn) {
+  fn(node);
+  for (const NodePtr& child : node.children) {
+    if (child) WalkNodes(*child, fn);
+  }
+  for (const Keyword& keyword : node.keywords) {
+    if (keyword.value) WalkNodes(*keyword.value, fn);
+  }
+}
+struct IgnoreStmt {
+  void operator()(const PyStmt&) const {}
+};
+// WalkNodes over every expression of `body` and its nested blocks, calling
+// `on_stmt` on each statement before its expressions.
+template <typename Fn, typename OnStmt = IgnoreStmt>
+void WalkStmtNodes(const std::vector<PyStmt>& body, Fn&& fn,
+                   OnStmt&& on_stmt = {}) {
+  for (const PyStmt& stmt : body) {
+    on_stmt(stmt);
+    for (const NodePtr& target : stmt.targets) WalkNodes(*target, fn);
+    for (const Node* node : {stmt.target.get(), stmt.value.get(),
+                             stmt.test.get(), stmt.iter.get()}) {
+      if (node) WalkNodes(*node, fn);
+    }
+    WalkStmtNodes(stmt.body, fn, on_stmt);
+    WalkStmtNodes(stmt.orelse, fn, on_stmt);
+  }
+}
 // A parameter inlined at compile time: `Callable` annotation or lambda default.
 bool IsCallableParam(const Param& param);
 // A compile-time parameter: `hl.constexpr` or `str` annotation.

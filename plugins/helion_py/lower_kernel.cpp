@@ -27,31 +27,6 @@ std::string DottedName(const Node& node) {
   return "";
 }
 
-void WalkNodes(const Node& node, const std::function<void(const Node&)>& fn) {
-  fn(node);
-  for (const NodePtr& child : node.children) {
-    if (child) WalkNodes(*child, fn);
-  }
-  for (const Keyword& keyword : node.keywords) {
-    if (keyword.value) WalkNodes(*keyword.value, fn);
-  }
-}
-
-void WalkStmtNodes(const std::vector<PyStmt>& body,
-                   const std::function<void(const Node&)>& fn,
-                   const std::function<void(const PyStmt&)>& on_stmt) {
-  for (const PyStmt& stmt : body) {
-    if (on_stmt) on_stmt(stmt);
-    for (const NodePtr& target : stmt.targets) WalkNodes(*target, fn);
-    for (const Node* node : {stmt.target.get(), stmt.value.get(),
-                             stmt.test.get(), stmt.iter.get()}) {
-      if (node) WalkNodes(*node, fn);
-    }
-    WalkStmtNodes(stmt.body, fn, on_stmt);
-    WalkStmtNodes(stmt.orelse, fn, on_stmt);
-  }
-}
-
 // `Callable`, `Callable[[...], T]`, `typing.Callable`, ... or no annotation
 // with a lambda default: a parameter that is inlined, not passed.
 bool IsCallableParam(const Param& param) {
