@@ -12,7 +12,10 @@
 // model needs them, so every generated pallas_call gets its
 // pl.CostEstimate): BM_CompileShaped/attention/<launcher> emits code and
 // BM_Report/attention/<launcher> runs `--emit=report` (the backend's
-// Estimate) instead.
+// Estimate) instead. The pallas-gpu backend (configs/pallas_gpu_triton.toml
+// with its launcher overridden): BM_CompileGpu/<kernel>/<launcher> for
+// triton and mosaic, each kernel the launcher compiles (Mosaic GPU rejects
+// many with a located error; those are not registered).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -37,13 +40,15 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kLaunchers[] = {"unroll", "emit_pipeline", "fori_loop"};
+constexpr const char* kGpuLaunchers[] = {"triton", "mosaic"};
 
 // What every benchmark shares: the loaded plugins and the default config.
 struct Toolchain {
   DiagnosticEngine diagnostics;
   PluginRegistry registry;
   PluginLoader loader{registry};
-  PipelineConfig config;
+  PipelineConfig config;      // configs/default.toml (pallas-tpu)
+  PipelineConfig gpu_config;  // configs/pallas_gpu_triton.toml
 };
 
 // One kernel file and the pipeline resolved for one launcher.
@@ -66,12 +71,15 @@ absl::Status LoadToolchain(Toolchain& toolchain) {
   if (!toolchain.loader.LoadAll(search_path, toolchain.diagnostics)) {
     return absl::InvalidArgumentError("plugin loading failed");
   }
-  const std::string config_path =
-      std::string(TESSERA_SOURCE_DIR) + "/configs/default.toml";
-  absl::StatusOr<PipelineConfig> config =
-      LoadPipelineConfigFile(config_path, toolchain.diagnostics);
-  if (!config.ok()) return config.status();
-  toolchain.config = std::move(*config);
+  for (auto [name, config] :
+       {std::pair{"default", &toolchain.config},
+        std::pair{"pallas_gpu_triton", &toolchain.gpu_config}}) {
+    absl::StatusOr<PipelineConfig> loaded = LoadPipelineConfigFile(
+        fmt::format("{}/configs/{}.toml", TESSERA_SOURCE_DIR, name),
+        toolchain.diagnostics);
+    if (!loaded.ok()) return loaded.status();
+    *config = std::move(*loaded);
+  }
   return absl::OkStatus();
 }
 
@@ -91,7 +99,8 @@ std::vector<std::string> ExampleKernels() {
 absl::StatusOr<CompileJob> MakeJob(
     Toolchain& toolchain, const std::string& kernel,
     const std::string& launcher,
-    const std::vector<std::pair<std::string, std::string>>& args = {}) {
+    const std::vector<std::pair<std::string, std::string>>& args = {},
+    bool gpu = false) {
   CompileJob job;
   job.path = fmt::format("examples/{}.py", kernel);
   absl::StatusOr<std::string> text =
@@ -106,8 +115,8 @@ absl::StatusOr<CompileJob> MakeJob(
   request.need_frontend = true;
   request.need_backend = true;
   absl::StatusOr<ResolvedPipeline> pipeline =
-      ResolvePipeline(toolchain.config, overrides, toolchain.registry, request,
-                      toolchain.diagnostics);
+      ResolvePipeline(gpu ? toolchain.gpu_config : toolchain.config, overrides,
+                      toolchain.registry, request, toolchain.diagnostics);
   if (!pipeline.ok()) return pipeline.status();
   job.pipeline = std::move(*pipeline);
   return job;
@@ -227,6 +236,19 @@ int main(int argc, char** argv) {
           fmt::format("{}/attention/{}",
                       estimate ? "BM_Report" : "BM_CompileShaped", launcher)
               .c_str(),
+          tessera::BM_Compile, jobs.back().get())
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+  for (const std::string& kernel : tessera::ExampleKernels()) {
+    for (const char* launcher : tessera::kGpuLaunchers) {
+      absl::StatusOr<tessera::CompileJob> job =
+          tessera::MakeJob(toolchain, kernel, launcher, {}, /*gpu=*/true);
+      tessera::DiagnosticEngine trial;
+      if (!job.ok() || !tessera::CompileOnce(*job, trial).ok()) continue;
+      jobs.push_back(std::make_unique<tessera::CompileJob>(std::move(*job)));
+      benchmark::RegisterBenchmark(
+          fmt::format("BM_CompileGpu/{}/{}", kernel, launcher).c_str(),
           tessera::BM_Compile, jobs.back().get())
           ->Unit(benchmark::kMicrosecond);
     }
