@@ -41,13 +41,20 @@ FAMILY_WEIGHTS = {"elementwise": 3, "row_reduce": 2, "col_reduce": 1, "loop_redu
 
 
 def generate(seed, family=None):
+    """The program of seed: its family drawn by FAMILY_WEIGHTS, or the given
+    family (then another program than the mix's seed, named
+    rk_<family>_only_<seed>, with "pinned": True)."""
     rng = np.random.default_rng(seed)
+    pinned = family is not None
     if family is None:
         names = sorted(FAMILY_WEIGHTS)
         weights = np.array([FAMILY_WEIGHTS[n] for n in names], dtype=np.float64)
         family = names[rng.choice(len(names), p=weights / weights.sum())]
     program = FAMILIES[family].generate(rng)
-    program.update(family=family, seed=int(seed), name=f"rk_{family}_{seed}")
+    name = f"rk_{family}_only_{seed}" if pinned else f"rk_{family}_{seed}"
+    program.update(family=family, seed=int(seed), name=name)
+    if pinned:
+        program["pinned"] = True
     return program
 
 
