@@ -53,8 +53,10 @@ class Constexpr:
     """out = post(branch(x) * scale) over a 2-D grid, with the computation
     chosen by scalar parameters: `scale: hl.constexpr` (a float), `use_a:
     hl.constexpr` (a bool picking one of two expression trees at trace
-    time), `act: str` (an activation), `reps: int` (a Python `range`) and
-    `shift: float` (a plain Python float the host function passes in)."""
+    time), `k: hl.constexpr` (an int compared in an `if`), `flip: bool` (a
+    plain Python bool), `act: str` (an activation), `reps: int` (a Python
+    `range`) and `shift: float` (a plain Python float the host function
+    passes in)."""
 
     @staticmethod
     def generate(rng):
@@ -82,6 +84,14 @@ class Constexpr:
         program.update(extents=extents, blocks=blocks, features=features, exprs=exprs,
                        values=values, defaults=defaults,
                        flag_defaults=bool(rng.random() < 0.7))
+        # A comparison of an int hl.constexpr (`if k > 2:`) and a plain bool
+        # (`if flip:`, a Python value of the call), drawn last so that the
+        # fields above stay what they were before these features existed.
+        for feature in ("cmp", "flip"):
+            if rng.random() < 0.4:
+                features.append(feature)
+        values.update(k=int(rng.integers(0, 5)), flip=bool(rng.random() < 0.5))
+        defaults.update(k=int(rng.integers(0, 5)), flip=bool(rng.random() < 0.5))
         return program
 
     @staticmethod
@@ -98,6 +108,11 @@ class Constexpr:
         if "act" in features:
             out.append(("act", "str", defaults["act"], values["act"],
                         flag or values["act"] != defaults["act"]))
+        if "cmp" in features:
+            out.append(("k", "hl.constexpr", defaults["k"], values["k"],
+                        flag or values["k"] != defaults["k"]))
+        if "flip" in features:
+            out.append(("flip", "bool", defaults["flip"], values["flip"], False))
         if "reps" in features:
             out.append(("reps", "int", defaults["reps"], values["reps"], False))
         if "shift" in features:
@@ -130,6 +145,10 @@ class Constexpr:
             text += f"        v = {a}\n"
         if "scale" in features:
             text += "        v = v * scale\n"
+        if "cmp" in features:
+            text += "        if k > 2:\n            v = v * 0.5\n"
+        if "flip" in features:
+            text += "        if flip:\n            v = -v\n"
         if "act" in features:
             keyword = "if"
             for name in sorted(ACTIVATIONS):
@@ -157,6 +176,10 @@ class Constexpr:
         v = np.broadcast_to(ops.evaluate(tree, {"x_v": x}, leaves), x.shape)
         if "scale" in features:
             v = v * chosen["scale"]
+        if "cmp" in features and chosen["k"] > 2:
+            v = v * 0.5
+        if "flip" in features and chosen["flip"]:
+            v = -v
         if "act" in features:
             v = ACTIVATIONS[chosen["act"]][1](v)
         if "reps" in features:

@@ -105,6 +105,7 @@ def check_dynamic_families(count):
                 seen.update(f"data_if:{b}" for b in branches)
     expected = {"constexpr:use_a=True", "constexpr:use_a=False", "constexpr:act=relu",
                 "constexpr:act=none", "constexpr:reps=0", "constexpr:reps=3",
+                "constexpr:k=0", "constexpr:k=4", "constexpr:flip=True", "constexpr:flip=False",
                 "gather:repeated", "gather:x", "gather:rowsum", "jagged:mean", "jagged:post",
                 "data_if:then", "data_if:else_taken", "data_if:fix", "data_if:no_fix"}
     assert expected <= seen, sorted(expected - seen)
