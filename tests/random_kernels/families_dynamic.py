@@ -297,6 +297,17 @@ class Jagged:
         post, _ = ops.ExprGen(rng, {"acc": F32}).tree(int(rng.integers(1, 3)))
         program.update(extents=extents, blocks=blocks, features=features,
                        exprs={"pre": pre, "post": post}, augmented=bool(rng.random() < 0.5))
+        # Drawn last (older programs keep their fields): a running max
+        # instead of the sum (masked rows must not count; the row is written
+        # under `if end > start:`), or the three loops of
+        # examples/jagged_softmax.py (max, sum of exp, a store per block).
+        kind = rng.random()
+        if kind < 0.2:
+            features.append("max")
+            if "mean" in features:
+                features.remove("mean")
+        elif kind < 0.4:
+            program["softmax"] = True
         return program
 
     @staticmethod
@@ -320,8 +331,37 @@ class Jagged:
         return [program["dtype"]]
 
     @staticmethod
+    def softmax_source(program):
+        block = program["blocks"].get("k")
+        loop = "for tile_k in hl.tile(start, end" + ("" if block is None else f", block_size={block}")
+        pre = ops.render(program["exprs"]["pre"], lambda n: n)
+        text = signature(program, ["x_data", "x_offsets"])
+        text += ("    num_segments = x_offsets.size(0) - 1\n    m = x_data.size(1)\n"
+                 "    out = torch.zeros_like(x_data)\n"
+                 "    for tile_b in hl.tile(num_segments, block_size=1):\n"
+                 "        start = x_offsets[tile_b.begin]\n"
+                 "        end = x_offsets[tile_b.begin + 1]\n"
+                 '        row_max = hl.full([1, m], float("-inf"), dtype=torch.float32)\n'
+                 f"        {loop}):\n"
+                 "            x_v = x_data[tile_k, :].to(torch.float32)\n"
+                 f"            v = {pre}\n"
+                 "            row_max = torch.maximum(row_max, torch.amax(v, dim=0, keepdim=True))\n"
+                 "        denom = hl.zeros([1, m], dtype=torch.float32)\n"
+                 f"        {loop}):\n"
+                 "            x_v = x_data[tile_k, :].to(torch.float32)\n"
+                 f"            v = {pre}\n"
+                 "            denom += torch.sum(torch.exp(v - row_max), dim=0, keepdim=True)\n"
+                 f"        {loop}):\n"
+                 "            x_v = x_data[tile_k, :].to(torch.float32)\n"
+                 f"            v = {pre}\n"
+                 "            out[tile_k, :] = (torch.exp(v - row_max) / denom).to(out.dtype)\n")
+        return text + "    return out\n"
+
+    @staticmethod
     def source(program):
         features = program["features"]
+        if program.get("softmax"):
+            return Jagged.softmax_source(program)
         text = signature(program, ["x_data", "x_offsets"])
         text += ("    num_segments = x_offsets.size(0) - 1\n    m = x_data.size(1)\n"
                  "    out = torch.zeros([num_segments, m], dtype=x_data.dtype, "
@@ -330,16 +370,22 @@ class Jagged:
                  "        start = x_offsets[tile_b.begin]\n"
                  "        end = x_offsets[tile_b.begin + 1]\n")
         indent = "        "
-        if "mean" in features:
+        if "mean" in features or "max" in features:
             text += "        if end > start:\n"
             indent += "    "
-        text += f"{indent}acc = hl.zeros([1, m], dtype=torch.float32)\n"
+        if "max" in features:
+            text += f'{indent}acc = hl.full([1, m], float("-inf"), dtype=torch.float32)\n'
+        else:
+            text += f"{indent}acc = hl.zeros([1, m], dtype=torch.float32)\n"
         block = program["blocks"].get("k")
         spelled = "" if block is None else f", block_size={block}"
         text += f"{indent}for tile_k in hl.tile(start, end{spelled}):\n"
         pre = ops.render(program["exprs"]["pre"], lambda n: n)
         text += f"{indent}    x_v = x_data[tile_k, :].to(torch.float32)\n"
-        if program.get("augmented"):
+        if "max" in features:
+            text += (f"{indent}    acc = torch.maximum(acc, torch.amax({pre}, dim=0, "
+                     "keepdim=True))\n")
+        elif program.get("augmented"):
             text += f"{indent}    acc += ({pre}).sum(0, keepdim=True)\n"
         else:
             text += f"{indent}    acc = acc + torch.sum({pre}, dim=0, keepdim=True)\n"
@@ -354,15 +400,27 @@ class Jagged:
     def reference(program, values):
         x, offsets = values["x_data"], np.asarray(values["x_offsets"], dtype=np.int64)
         segments = len(offsets) - 1
+        if program.get("softmax"):
+            out = np.zeros_like(x)
+            for b in range(segments):
+                start, end = offsets[b], offsets[b + 1]
+                rows = x[start:end]
+                v = np.broadcast_to(ops.evaluate(program["exprs"]["pre"], {"x_v": rows},
+                                                 {"x_v": F32}), rows.shape)
+                if end > start:
+                    e = np.exp(v - v.max(0))
+                    out[start:end] = e / e.sum(0)
+            return (out,)
         out = np.zeros((segments, x.shape[1]))
+        guarded = "mean" in program["features"] or "max" in program["features"]
         for b in range(segments):
             start, end = offsets[b], offsets[b + 1]
-            if "mean" in program["features"] and end <= start:
+            if guarded and end <= start:
                 continue   # the row keeps torch.zeros' 0
             rows = x[start:end]
             v = np.broadcast_to(ops.evaluate(program["exprs"]["pre"], {"x_v": rows},
                                              {"x_v": F32}), rows.shape)
-            acc = v.sum(0)
+            acc = v.max(0) if "max" in program["features"] else v.sum(0)
             if "mean" in program["features"]:
                 acc = acc / (end - start)
             if "post" in program["features"]:

@@ -87,6 +87,8 @@ def check_dynamic_families(count):
             ints = check_program(program)
             check_integers(program, ints)
             seen.update(f"{family}:{f}" for f in program["features"])
+            if program.get("softmax"):
+                seen.add("jagged:softmax")
             if family == "constexpr":
                 kwargs = generator.call_kwargs(program)
                 flags = generator.arg_flags(program)
@@ -106,7 +108,7 @@ def check_dynamic_families(count):
     expected = {"constexpr:use_a=True", "constexpr:use_a=False", "constexpr:act=relu",
                 "constexpr:act=none", "constexpr:reps=0", "constexpr:reps=3",
                 "constexpr:k=0", "constexpr:k=4", "constexpr:flip=True", "constexpr:flip=False",
-                "gather:repeated", "gather:x", "gather:rowsum", "jagged:mean", "jagged:post",
+                "gather:repeated", "gather:x", "gather:rowsum", "jagged:mean", "jagged:post", "jagged:max", "jagged:softmax",
                 "data_if:then", "data_if:else_taken", "data_if:fix", "data_if:no_fix"}
     assert expected <= seen, sorted(expected - seen)
 

@@ -11,7 +11,7 @@ import generator
 import runner
 
 BOOLEAN_KNOBS = ("batched", "addmm", "base2", "method", "augmented", "cast_store", "out_f32",
-                 "repeats", "flag_defaults")
+                 "repeats", "flag_defaults", "softmax")
 MAX_ATTEMPTS = 80
 
 
