@@ -220,10 +220,42 @@ class Gather:
         post, _ = ops.ExprGen(rng, leaves).tree(int(rng.integers(0, 3)))
         program.update(extents=extents, blocks=blocks, features=features, variant=variant,
                        exprs={"post": post}, repeats=bool(rng.random() < 0.7))
+        # Drawn last (older programs keep their fields): the segment sums of
+        # examples/jagged_gather_sum.py, `hl.load(x_data, [rows, tile_m],
+        # extra_mask=...)` with rows = x_offsets[tile_b] + k for k in
+        # range(max_length), a plain int parameter.
+        if rng.random() < 0.25:
+            pre, _ = ops.ExprGen(rng, {"part": F32}).tree(int(rng.integers(0, 2)))
+            extents = {"segments": int(choose(rng, (8, 16, 40))),  # interpret cost: segments x max_length row loads
+                       "total": int(choose(rng, (64, 100, 128, 200))),
+                       "m": extents["d"]}
+            # x_lengths[tile_b] and x_offsets[tile_b] are rank-1 blocks:
+            # the segment block is a lane block (a multiple of 128 or the
+            # whole dim), else the block is not TPU-legal (a located error).
+            segment_block = blocks.get("n") and int(choose(rng, BLOCKS["lane"]))
+            program.update(variant="segments", extents=extents, features=[],
+                           blocks={"segments": segment_block, "m": blocks.get("d")},
+                           exprs={"pre": pre, "post": post if "x_v" not in str(post) else ["leaf", "r"]},
+                           max_length=int(rng.integers(1, 5)))
         return program
 
     @staticmethod
+    def params(program):
+        if program["variant"] != "segments":
+            return []
+        return [("max_length", "int", 8, program["max_length"], False)]
+
+    @staticmethod
     def integers(program, rng):
+        if program["variant"] == "segments":
+            # Segments of 0..max_length rows (a third empty) at random starts.
+            total, count = program["extents"]["total"], program["extents"]["segments"]
+            longest = program["max_length"]
+            lengths = rng.integers(1, longest + 1, size=count)
+            lengths[rng.random(count) < 1 / 3] = 0
+            lengths[0] = 0
+            starts = rng.integers(0, total - longest + 1, size=count)
+            return {"x_offsets": starts, "x_lengths": lengths}
         n, vocab = program["extents"]["n"], program["extents"]["vocab"]
         indices = rng.integers(0, vocab, size=n)
         if program.get("repeats", True) and n > 1:
@@ -236,6 +268,9 @@ class Gather:
 
     @staticmethod
     def args(program):
+        if program["variant"] == "segments":
+            return [("x_data", ["total", "m"], program["dtype"]),
+                    ("x_offsets", ["segments"], I32), ("x_lengths", ["segments"], I32)]
         out = [("indices", ["n"], I32), ("table", ["vocab", "d"], program["dtype"])]
         if "x" in program["features"]:
             out.append(("x", ["n", "d"], program["dtype"]))
@@ -246,7 +281,28 @@ class Gather:
         return [program["dtype"]] * (2 if "rowsum" in program["features"] else 1)
 
     @staticmethod
+    def segments_source(program):
+        text = signature(program, ["x_data", "x_offsets", "x_lengths"])
+        text = text.replace("):\n", ", max_length: int = 8):\n")
+        text += ("    num_segments = x_lengths.size(0)\n    m = x_data.size(1)\n"
+                 "    out = torch.empty([num_segments, m], dtype=x_data.dtype, "
+                 "device=x_data.device)\n")
+        blocks = {"num_segments": program["blocks"].get("segments"), "m": program["blocks"].get("m")}
+        text += tile_loop(["tile_b", "tile_m"], ["num_segments", "m"], blocks, "    ")
+        text += ("        lengths = x_lengths[tile_b]\n"
+                 "        acc = hl.zeros([tile_b, tile_m], dtype=torch.float32)\n"
+                 "        for k in range(max_length):\n"
+                 "            rows = x_offsets[tile_b] + k\n"
+                 "            part = hl.load(x_data, [rows, tile_m], "
+                 "extra_mask=lengths[:, None] > k)\n"
+                 f"            acc = acc + {ops.render(program['exprs']['pre'], lambda n: n)}\n")
+        text += f"        r = acc\n        out[tile_b, tile_m] = ({ops.render(program['exprs']['post'], lambda n: n)}).to(out.dtype)\n"
+        return text + "    return out\n"
+
+    @staticmethod
     def source(program):
+        if program["variant"] == "segments":
+            return Gather.segments_source(program)
         features = program["features"]
         names = [a[0] for a in Gather.args(program)]
         grid2 = program["variant"] == "grid2"
@@ -274,6 +330,18 @@ class Gather:
 
     @staticmethod
     def reference(program, values):
+        if program["variant"] == "segments":
+            x = values["x_data"]
+            starts = np.asarray(values["x_offsets"], dtype=np.int64)
+            lengths = np.asarray(values["x_lengths"], dtype=np.int64)
+            acc = np.zeros((len(starts), x.shape[1]))
+            for k in range(program["max_length"]):
+                # hl.load's extra_mask: masked elements read as 0.
+                part = np.where((lengths > k)[:, None], x[starts + k], 0.0)
+                acc = acc + np.broadcast_to(ops.evaluate(program["exprs"]["pre"], {"part": part},
+                                                         {"part": F32}), part.shape)
+            out = ops.evaluate(program["exprs"]["post"], {"r": acc}, {"r": F32})
+            return (np.broadcast_to(out, acc.shape),)
         rows = values["table"][np.asarray(values["indices"], dtype=np.int64)]
         leaves = {"r": F32, "x_v": F32}
         v = np.broadcast_to(ops.evaluate(program["exprs"]["post"],

@@ -53,6 +53,12 @@ def check_integers(program, ints):
     data's rows, non-decreasing, modes in {-1, 0, 1}."""
     extents = program["extents"]
     if program["family"] == "gather":
+        if program["variant"] == "segments":
+            starts, lengths = ints["x_offsets"], ints["x_lengths"]
+            assert starts.min() >= 0 and lengths.min() >= 0, program["seed"]
+            assert np.all(starts + program["max_length"] <= extents["total"]), program["seed"]
+            assert lengths.max() <= program["max_length"], program["seed"]
+            return
         indices = ints["indices"]
         assert indices.shape == (extents["n"],)
         assert indices.min() >= 0 and indices.max() < extents["vocab"], program["seed"]
@@ -103,8 +109,10 @@ def check_dynamic_families(count):
                     if flag:
                         assert f"--arg={name}={generator.spell_value(value)}" in flags
                     seen.add(f"constexpr:{name}={value}")
-            if family == "gather" and len(set(ints["indices"].tolist())) < len(ints["indices"]):
-                seen.add("gather:repeated")
+            if family == "gather":
+                seen.add(f"gather:{program['variant']}")
+                if "indices" in ints and len(set(ints["indices"].tolist())) < len(ints["indices"]):
+                    seen.add("gather:repeated")
             if family == "data_if":
                 x = rng_values(program)
                 branches = data_if_branches(program, x, ints["modes"])
@@ -112,7 +120,7 @@ def check_dynamic_families(count):
     expected = {"constexpr:use_a=True", "constexpr:use_a=False", "constexpr:act=relu",
                 "constexpr:act=none", "constexpr:reps=0", "constexpr:reps=3",
                 "constexpr:k=0", "constexpr:k=4", "constexpr:flip=True", "constexpr:flip=False",
-                "gather:repeated", "gather:x", "gather:rowsum", "jagged:mean", "jagged:post", "jagged:max", "jagged:softmax",
+                "gather:repeated", "gather:grid2", "gather:rows", "gather:segments", "gather:x", "gather:rowsum", "jagged:mean", "jagged:post", "jagged:max", "jagged:softmax",
                 "constexpr:bfloat16", "jagged:bfloat16", "data_if:bfloat16", "data_if:float32",
                 "jagged:float32", "data_if:then", "data_if:else_taken", "data_if:fix", "data_if:no_fix"}
     assert expected <= seen, sorted(expected - seen)
