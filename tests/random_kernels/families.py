@@ -524,7 +524,16 @@ class Matmul:
         a = values["x"]
         if "prologue" in program["features"]:
             a = ops.as_dtype(PROLOGUE_MEANING[program["prologue"]](a), program["dtype"])
-        acc = a @ values["y"]
+        if program["dtype"] == BF16 and program["form"] != "addmm":
+            # torch.matmul / @ of bf16 tiles is a bf16 tile: each k block's
+            # product is rounded to bf16 before it meets the f32 acc (seed
+            # 398: tanh(acc) near 0 shows it).
+            k = a.shape[-1]
+            block = min(program["blocks"].get("k") or BLOCKS["lane"][0], k)
+            acc = sum(ops.round_bf16(a[..., i:i + block] @ values["y"][..., i:i + block, :])
+                      for i in range(0, k, block))
+        else:
+            acc = a @ values["y"]
         leaves = {"acc": F32, "bias": program["dtype"]}
         out = ops.evaluate(program["exprs"]["epi"], {"acc": acc, "bias": values.get("bias")}, leaves)
         return (np.broadcast_to(out, acc.shape),)

@@ -19,6 +19,7 @@ import copy
 import numpy as np
 
 import families
+import families_dynamic
 import ops
 
 FAMILIES = {
@@ -29,19 +30,31 @@ FAMILIES = {
     "attention": families.Attention,        # online softmax meeting a wide acc (pre-broadcast)
     "matmul": families.Matmul,              # addmm / matmul / @ / bmm with f32 acc, epilogues
     "atomic": families.Atomic,              # hl.atomic_add/max/min (atomic-accumulator)
+    "constexpr": families_dynamic.Constexpr,  # hl.constexpr / str / int / float parameters
+    "gather": families_dynamic.Gather,      # table[indices[tile], :] row gathers (f32)
+    "jagged": families_dynamic.Jagged,      # hl.tile(offsets[b], offsets[b + 1]) loops (f32)
+    "data_if": families_dynamic.DataIf,     # `if` on a value read from memory / a row sum (f32)
 }
 FAMILY_WEIGHTS = {"elementwise": 3, "row_reduce": 2, "col_reduce": 1, "loop_reduce": 2,
-                  "attention": 1, "matmul": 2, "atomic": 2}
+                  "attention": 1, "matmul": 2, "atomic": 2,
+                  "constexpr": 1, "gather": 1, "jagged": 1, "data_if": 1}
 
 
 def generate(seed, family=None):
+    """The program of seed: its family drawn by FAMILY_WEIGHTS, or the given
+    family (then another program than the mix's seed, named
+    rk_<family>_only_<seed>, with "pinned": True)."""
     rng = np.random.default_rng(seed)
+    pinned = family is not None
     if family is None:
         names = sorted(FAMILY_WEIGHTS)
         weights = np.array([FAMILY_WEIGHTS[n] for n in names], dtype=np.float64)
         family = names[rng.choice(len(names), p=weights / weights.sum())]
     program = FAMILIES[family].generate(rng)
-    program.update(family=family, seed=int(seed), name=f"rk_{family}_{seed}")
+    name = f"rk_{family}_only_{seed}" if pinned else f"rk_{family}_{seed}"
+    program.update(family=family, seed=int(seed), name=name)
+    if pinned:
+        program["pinned"] = True
     return program
 
 
@@ -67,13 +80,55 @@ def arg_specs(program):
 def arg_flags(program):
     """Static programs spell every shape (--arg x=bf16[200,300]); symbolic
     ones leave f32 kernels unspecified, as a Helion user would, and give
-    bf16 kernels their dtype with symbolic dims (--arg x=bf16[m,n])."""
+    bf16 kernels their dtype with symbolic dims (--arg x=bf16[m,n]).
+    Compile-time parameters (hl.constexpr, str) get --arg name=VALUE where
+    the family says so (else their default is compiled)."""
+    flags = [f"--arg={name}={spell_value(value)}"
+             for name, _, _, value, flag in params(program) if flag]
     static = program.get("static", True)
     if not static and program["dtype"] == ops.F32:
-        return []
+        return flags
     specs = arg_specs(program) if static else family_of(program).args(program)
     return [f"--arg={name}={ops.SPELLING[dtype]}[{','.join(str(d) for d in shape)}]"
-            for name, shape, dtype in specs]
+            for name, shape, dtype in specs] + flags
+
+
+def spell_value(value):
+    """A Python literal for --arg (True/False, a number, a quoted string)."""
+    return f"'{value}'" if isinstance(value, str) else repr(value)
+
+
+def params(program):
+    """[(name, annotation, default, value, flag)]: the kernel's scalar
+    parameters (families_dynamic.Constexpr); [] for most families."""
+    family = family_of(program)
+    return list(family.params(program)) if hasattr(family, "params") else []
+
+
+def call_kwargs(program):
+    """Keyword arguments of the generated host function: every scalar
+    parameter with the program's value (for hl.constexpr / str ones, the
+    value it was compiled for)."""
+    return {name: value for name, _, _, value, _ in params(program)}
+
+
+def integer_inputs(program):
+    """{arg name: int64 array}: valid values of the integer arguments
+    (indices in range, non-decreasing offsets, modes), deterministic per
+    seed and extents; {} for families without integer arguments."""
+    family = family_of(program)
+    if not hasattr(family, "integers"):
+        return {}
+    rng = np.random.default_rng([program["seed"], 19])
+    return {name: np.asarray(v, dtype=np.int64) for name, v in family.integers(program, rng).items()}
+
+
+def input_values(program, rng):
+    """float64 inputs for the reference without a compiler: standard normal
+    floats (rng), integer arguments from integer_inputs (selftest)."""
+    ints = integer_inputs(program)
+    return [ints[name] if name in ints else rng.standard_normal(shape)
+            for name, shape, _ in arg_specs(program)]
 
 
 def reference(program, inputs):

@@ -13,7 +13,7 @@ import numpy as np
 
 F32, BF16 = "float32", "bfloat16"
 TORCH_DTYPE = {F32: "torch.float32", BF16: "torch.bfloat16"}
-SPELLING = {F32: "f32", BF16: "bf16"}
+SPELLING = {F32: "f32", BF16: "bf16", "int32": "i32"}
 
 # name: (Helion spelling, float64 meaning). Arguments that need a domain
 # (log, sqrt, rsqrt, division) are wrapped by the generator: abs(a) + 1.

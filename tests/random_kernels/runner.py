@@ -12,7 +12,7 @@ A failing kernel is shrunk (shrink.py) and saved under --save-failures as
 <name>.json (the program: replay it with replay.py) and <name>.py.
 
 usage: runner.py --tessera BIN --source-dir DIR --work-dir DIR
-                 (--seeds A:B | --seed N ... | --program FILE ...)
+                 (--seeds A:B | --seed N ... | --program FILE ...) [--family NAME]
                  [--launchers all|rotate] [--modes all|rotate]
                  [--no-tpu-compile] [--shrink] [--save-failures DIR]
 "rotate" picks one launcher (mode) per kernel by seed, so a fixed seed
@@ -20,6 +20,7 @@ set still covers all of them (CI). Exit 1 on any unexpected failure.
 """
 import argparse
 import collections
+import functools
 import json
 import os
 import pathlib
@@ -84,8 +85,22 @@ def compile_kernel(args, program, launcher, work):
 
 
 def make_inputs(program):
-    specs = [(shape, jnp.dtype(dtype)) for _, shape, dtype in generator.arg_specs(program)]
-    return lib.make_inputs(specs, program["seed"])
+    """Standard-normal float arguments (conformance_lib.make_inputs, in
+    order) and valid integer ones (generator.integer_inputs: indices in
+    range, offsets, modes) as int32 arrays."""
+    specs = generator.arg_specs(program)
+    ints = generator.integer_inputs(program)
+    floats = [(shape, jnp.dtype(dtype)) for name, shape, dtype in specs if name not in ints]
+    float_arrays, float_exact = lib.make_inputs(floats, program["seed"])
+    arrays, exact = [], []
+    for name, _, dtype in specs:
+        if name in ints:
+            arrays.append(jnp.asarray(ints[name], dtype=jnp.dtype(dtype)))
+            exact.append(ints[name])
+        else:
+            arrays.append(float_arrays.pop(0))
+            exact.append(float_exact.pop(0))
+    return arrays, exact
 
 
 # Seconds spent per check, over the whole run (printed at the end).
@@ -117,6 +132,9 @@ def check_launcher(args, program, launcher, modes, tpu_compile, inputs, outputs)
     module = run_check("load", launcher, "", lambda: lib.load_module(
         module_path, f"rk_{program['seed']}_{launcher}"))
     function = getattr(module, program["name"])
+    kwargs = generator.call_kwargs(program)
+    if kwargs:  # scalar parameters: Python values of the call, never traced
+        function = functools.partial(function, **kwargs)
     checks = 0
     for mode in modes:
         got = run_check("run", launcher, mode, lambda: lib.run_interpret(function, arrays, mode))
@@ -202,6 +220,8 @@ def parse_args(argv):
     parser.add_argument("--work-dir", required=True, type=pathlib.Path)
     parser.add_argument("--seeds", help="A:B, the half-open range of seeds")
     parser.add_argument("--seed", type=int, action="append", default=[])
+    parser.add_argument("--family", choices=sorted(generator.FAMILIES),
+                        help="generate every seed in this family (default: the weighted mix)")
     parser.add_argument("--program", type=pathlib.Path, action="append", default=[],
                         help="a saved program (.json) to replay")
     parser.add_argument("--launchers", choices=("all", "rotate"), default="all")
@@ -222,7 +242,7 @@ def programs(args):
         first, last = (int(s) for s in args.seeds.split(":"))
         seeds += list(range(first, last))
     for seed in seeds:
-        yield generator.generate(seed)
+        yield generator.generate(seed, args.family)
     for path in args.program:
         yield json.loads(path.read_text())
 

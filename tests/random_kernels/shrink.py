@@ -10,7 +10,8 @@ and grid dims.
 import generator
 import runner
 
-BOOLEAN_KNOBS = ("batched", "addmm", "base2", "method", "augmented", "cast_store", "out_f32")
+BOOLEAN_KNOBS = ("batched", "addmm", "base2", "method", "augmented", "cast_store", "out_f32",
+                 "repeats", "flag_defaults", "softmax")
 MAX_ATTEMPTS = 80
 
 
