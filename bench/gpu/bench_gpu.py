@@ -7,6 +7,9 @@ at its shapes next to
   xla      XLA's own fused jnp version of the same computation,
   pallas   jax.experimental.pallas.ops.gpu's hand-written kernel, where one
            computes the same thing (attention, layer_norm, rms_norm, softmax),
+  tessera_mosaic  matmul's module from the Mosaic GPU launcher
+           (configs/pallas_gpu_mosaic.toml, plgpu.wgmma; `<modules>/mosaic/`),
+           reported as skipped in interpret mode, which cannot run wgmma,
 and, for the memory-bound kernels, a device copy of the same bytes (the
 bandwidth the issue's targets are relative to). Each candidate is checked
 against xla first, then warmed up and timed over --runs runs of one call
@@ -47,6 +50,9 @@ class Benchmark:
     # size -> the kernel's block sizes ([kernels.NAME] block_sizes), where
     # the frontend's default 128 would not fit the GPU's registers.
     block_sizes: dict = dataclasses.field(default_factory=dict)
+    # Also time the Mosaic GPU launcher's module (configs/pallas_gpu_mosaic.toml,
+    # plgpu.wgmma); interpret mode cannot run it on a CPU.
+    mosaic: bool = False
 
 
 def _rows_bytes(count):
@@ -117,7 +123,7 @@ BENCHMARKS = {
                           bytes_moved=_rows_bytes(2), block_sizes=_ONE_ROW),
     "matmul": Benchmark({"tiny": [(64, 64)] * 2, "target": [(4096, 4096)] * 2}, "bfloat16",
                         lambda x, y: jnp.dot(x, y, preferred_element_type=jnp.float32).astype(x.dtype),
-                        flops=lambda s: 2 * s[0][0] * s[0][1] * s[1][1]),
+                        flops=lambda s: 2 * s[0][0] * s[0][1] * s[1][1], mosaic=True),
     "attention": Benchmark({"tiny": [(2, 64, 64)] * 3, "target": [(32, 4096, 128)] * 3},
                            "bfloat16", _attention, pallas=_pallas_attention,
                            flops=lambda s: 4 * s[0][0] * s[0][1] * s[1][1] * s[0][2]),
@@ -139,15 +145,19 @@ def compile_modules(tessera, source_dir, kernels, size, out_dir):
         spelling = {"bfloat16": "bf16", "float32": "f32"}[bench.dtype]
         flags = [f"--arg={p}={spelling}[{', '.join(map(str, s))}]"
                  for p, s in zip(params, bench.shapes[size])]
-        config = (source_dir / "configs/pallas_gpu_triton.toml").read_text()
-        if size in bench.block_sizes:
-            config += (f"\n[kernels.{name}]\nblock_sizes = "
-                       f"[{', '.join(map(str, bench.block_sizes[size]))}]\n")
-        config_path = out_dir / f"{name}.toml"
-        config_path.write_text(config)
-        subprocess.run([tessera, "compile", f"examples/{name}.py", f"--config={config_path}",
-                        "--emit=code", *flags, f"--output={out_dir}/"], cwd=source_dir,
-                       check=True)
+        launchers = [("triton", out_dir)] + ([("mosaic", out_dir / "mosaic")]
+                                             if bench.mosaic else [])
+        for launcher, launcher_dir in launchers:
+            launcher_dir.mkdir(parents=True, exist_ok=True)
+            config = (source_dir / f"configs/pallas_gpu_{launcher}.toml").read_text()
+            if size in bench.block_sizes:
+                config += (f"\n[kernels.{name}]\nblock_sizes = "
+                           f"[{', '.join(map(str, bench.block_sizes[size]))}]\n")
+            config_path = launcher_dir / f"{name}.toml"
+            config_path.write_text(config)
+            subprocess.run([tessera, "compile", f"examples/{name}.py",
+                            f"--config={config_path}", "--emit=code", *flags,
+                            f"--output={launcher_dir}/"], cwd=source_dir, check=True)
 
 
 def _parameters(example, kernel):
@@ -187,7 +197,7 @@ def max_error(result, expected):
     return float(diff.max()) / scale if diff.size else 0.0
 
 
-def run_benchmark(name, kernel, args):
+def run_benchmark(name, kernel, args, mosaic_kernel=None):
     bench = BENCHMARKS[name]
     shapes = bench.shapes[args.size]
     arrays = make_arrays(shapes, bench.dtype)
@@ -195,6 +205,11 @@ def run_benchmark(name, kernel, args):
     expected = xla(*arrays)
     candidates = {"tessera": jax.jit(lambda *a: kernel(*a, interpret=args.interpret)),
                   "xla": xla}
+    skipped = {}
+    if mosaic_kernel is not None and args.interpret:
+        skipped["tessera_mosaic"] = "interpret mode cannot run plgpu.wgmma on a CPU"
+    elif mosaic_kernel is not None:
+        candidates["tessera_mosaic"] = jax.jit(lambda *a: mosaic_kernel(*a))
     if bench.pallas is not None:
         candidates["pallas"] = jax.jit(lambda *a: bench.pallas(a, args.interpret))
     if bench.bytes_moved is not None:
@@ -217,6 +232,7 @@ def run_benchmark(name, kernel, args):
         except Exception as error:  # one failing candidate must not hide the others
             result = {"error": f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"}
         entry["results"][label] = result
+    entry["results"].update({label: {"skipped": why} for label, why in skipped.items()})
     return entry
 
 
@@ -227,8 +243,9 @@ def markdown(report):
              "|---|---|---|---|---|---|---|"]
     for entry in report["entries"]:
         for label, result in entry["results"].items():
-            if "error" in result:
-                lines.append(f"| {entry['kernel']} | {label} | {result['error']} | | | | |")
+            if "error" in result or "skipped" in result:
+                why = result.get("error") or f"skipped: {result['skipped']}"
+                lines.append(f"| {entry['kernel']} | {label} | {why} | | | | |")
                 continue
 
             def cell(key, fmt):
@@ -267,11 +284,14 @@ def main(argv):
     entries = []
     for name in kernels:
         kernel = load_kernel(args.modules / f"{name}_pallas.py", name)
-        entries.append(run_benchmark(name, kernel, args))
+        mosaic_path = args.modules / "mosaic" / f"{name}_pallas.py"
+        mosaic_kernel = (load_kernel(mosaic_path, name)
+                         if BENCHMARKS[name].mosaic and mosaic_path.exists() else None)
+        entries.append(run_benchmark(name, kernel, args, mosaic_kernel))
         print(f"{name}: " + ", ".join(
-            f"{label} {r.get('median_us', float('nan')):.1f} us" if "error" not in r
-            else f"{label} {r['error']}" for label, r in entries[-1]["results"].items()),
-            flush=True)
+            f"{label} {r['median_us']:.1f} us" if "median_us" in r
+            else f"{label} {r.get('error') or r.get('skipped')}"
+            for label, r in entries[-1]["results"].items()), flush=True)
     report = {"device": str(jax.devices()[0].device_kind), "jax": jax.__version__,
               "python": platform.python_version(), "size": args.size,
               "interpret": args.interpret, "entries": entries}
