@@ -49,7 +49,7 @@ std::set<std::string> DataDependentNames(const Function& device) {
   return names;
 }
 
-bool ReadOnlyAsScalars(const Function& device, const std::string& ref) {
+std::set<std::string> RefsReadOnlyAsScalars(const Function& device) {
   // Loads that gather indices evaluate row by row read one element a row.
   const std::map<std::string, const Expr*> defs = TensorDefinitions(device);
   std::set<const Expr*> per_row;
@@ -62,24 +62,30 @@ bool ReadOnlyAsScalars(const Function& device, const std::string& ref) {
       });
     });
   });
-  bool any = false, only_scalars = true;
+  // Every ref read, and whether all its reads so far are scalar ones.
+  std::map<std::string, bool> only_scalars;
+  std::set<std::string> written;
   WalkStmts(device.body, [&](const Stmt& stmt) {
-    if (stmt.target && stmt.target->op == OpKind::kVar &&
-        stmt.target->name == ref) {
-      only_scalars = false;
+    if (stmt.target && stmt.target->op == OpKind::kVar) {
+      written.insert(stmt.target->name);
     }
     ForEachRootExpr(stmt, [&](const Expr& root) {
       WalkExpr(root, [&](const Expr& e) {
         if (e.op != OpKind::kLoad || e.operands.empty() ||
-            e.operands[0]->op != OpKind::kVar || e.operands[0]->name != ref) {
+            e.operands[0]->op != OpKind::kVar) {
           return;
         }
-        any = true;
-        if (!e.type.is_scalar() && !per_row.count(&e)) only_scalars = false;
+        bool& scalars =
+            only_scalars.try_emplace(e.operands[0]->name, true).first->second;
+        if (!e.type.is_scalar() && !per_row.count(&e)) scalars = false;
       });
     });
   });
-  return any && only_scalars;
+  std::set<std::string> refs;
+  for (const auto& [name, scalars] : only_scalars) {
+    if (scalars && !written.count(name)) refs.insert(name);
+  }
+  return refs;
 }
 
 void PlanScalarPrefetch(KernelPlan& plan) {

@@ -20,9 +20,10 @@ namespace tessera::pallas {
 // of scalar loads and everything computed from them.
 std::set<std::string> DataDependentNames(const Function& device);
 
-// True when every access to `ref` in `device` is a load of one element
-// (such refs stay rank-1: SMEM has no lane tiling to work around).
-bool ReadOnlyAsScalars(const Function& device, const std::string& ref);
+// The refs of `device` that are read and only ever as single elements (one
+// walk for all of them; such refs stay rank-1: SMEM has no lane tiling to
+// work around).
+std::set<std::string> RefsReadOnlyAsScalars(const Function& device);
 
 // Marks the refs that every access reads as a single element (and nothing
 // writes): they become scalar-prefetch operands, held whole in SMEM.

@@ -206,12 +206,13 @@ std::optional<Module> CarryRank1RefsAsRows(const Module& module,
   if (device == nullptr) return std::nullopt;
   const size_t grid_rank = launch->dims.size();
   RowRefs rows;
+  const std::set<std::string> scalar_refs = RefsReadOnlyAsScalars(*device);
   for (size_t i = grid_rank; i < device->params.size(); ++i) {
     const Value& param = device->params[i];
     const Expr& operand = *launch->operands[i - grid_rank];
     if (!param.type.is_ref() || operand.op != OpKind::kVar) continue;
     // Refs read one element at a time stay as they are (scalar prefetch).
-    if (ReadOnlyAsScalars(*device, param.name)) continue;
+    if (scalar_refs.count(param.name)) continue;
     if (std::optional<size_t> unit_dim = UnitSublaneDim(*device, param)) {
       rows[param.name] = *unit_dim;
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,7 @@ class FunctionPreBroadcast {
     for (const Candidate& candidate : candidates_) accepted |= candidate.bit;
     // Dropping a candidate changes what the others meet, so decide again
     // until nothing more is dropped.
+    std::optional<Function> rewritten;  // the trial that kept them all
     while (accepted != 0) {
       Function trial = CloneFunction(function_);
       LaneRewriter rewriter(options_.lanes,
@@ -98,13 +100,16 @@ class FunctionPreBroadcast {
       // them before judging the others, whose uses they would blur.
       CandidateMask kept = accepted & rewriter.unsqueezed();
       if (kept == accepted) kept = Decide(rewriter.consumers(), accepted);
-      if (kept == accepted) break;
+      if (kept == accepted) {
+        rewritten = std::move(trial);
+        break;
+      }
       accepted = kept;
     }
     if (accepted == 0) return false;
-    LaneRewriter rewriter(options_.lanes, WideIterArgs(candidates_, accepted));
-    absl::Status status = rewriter.Run(function_);
-    if (!status.ok()) return status;
+    // The last trial rewrote exactly the accepted candidates: it is the
+    // result, not a rehearsal to repeat on the original.
+    function_ = *std::move(rewritten);
     pre_broadcast::FoldUnsqueezes(function_, options_.lanes);
     RemarkCarried(accepted);
     return true;
