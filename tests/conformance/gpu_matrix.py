@@ -36,7 +36,6 @@ import tempfile
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 
 import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
 
 import conformance_lib as lib  # noqa: E402
 import kernel_table  # noqa: E402
