@@ -192,6 +192,7 @@ void BM_Compile(benchmark::State& state, const CompileJob* job) {
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("allocator", TESSERA_ALLOCATOR_NAME);
 
   // Both live until exit: the plugins' code must stay loaded while the jobs
   // point into the registry.

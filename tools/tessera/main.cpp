@@ -37,7 +37,8 @@ int Main(const std::vector<std::string>& args) {
   }
   if (options.show_version && options.command == Command::kNone) {
     std::cout << "tessera " << TESSERA_VERSION << " (plugin ABI version "
-              << TESSERA_PLUGIN_ABI_VERSION << ")\n";
+              << TESSERA_PLUGIN_ABI_VERSION << ")\n"
+              << "allocator: " << TESSERA_ALLOCATOR_NAME << "\n";
     return kExitOk;
   }
 
