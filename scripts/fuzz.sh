@@ -13,6 +13,8 @@
 # land in build-fuzz/findings/<fuzzer>/; minimize one with
 #   build-fuzz/tests/fuzz/<fuzzer>_fuzzer -minimize_crash=1 -runs=10000 FILE
 # and keep it under tests/fuzz/regressions/<fuzzer>/ once fixed.
+# Each run appends its numbers to build-fuzz/campaign-ledger.tsv; the table
+# also shows each fuzzer's executions summed over the ledger.
 # Exit status 1 when any fuzzer found something.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -94,15 +96,25 @@ for name in "${FUZZERS[@]}"; do
 done
 wait
 
+# Campaigns add up: every run appends its numbers to a ledger kept with the
+# corpora, and the table shows each fuzzer's total executions over all runs.
+LEDGER="$BUILD/campaign-ledger.tsv"
+if [[ ! -f "$LEDGER" ]]; then
+  printf 'date\tfuzzer\tseconds\texecutions\tedges\tcorpus\tfindings\tcommit\n' >"$LEDGER"
+fi
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 status=0
-printf '%-16s %12s %8s %8s %9s\n' fuzzer executions edges corpus findings
+printf '%-16s %12s %8s %8s %9s %14s\n' fuzzer executions edges corpus findings "total (ledger)"
 for name in "${FUZZERS[@]}"; do
   log="$BUILD/fuzz-$name.log"
   execs=$(grep -oP 'stat::number_of_executed_units:\s*\K\d+' "$log" | tail -1)
   edges=$(grep -oP '\bcov: \K\d+' "$log" | tail -1)
   corpus=$(find "$BUILD/corpus/$name" -type f | wc -l)
   found=$(find "$BUILD/findings/$name" -type f | wc -l)
-  printf '%-16s %12s %8s %8s %9s\n' "$name" "${execs:-?}" "${edges:-?}" "$corpus" "$found"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$name" "$per_fuzzer" \
+    "${execs:-0}" "${edges:-0}" "$corpus" "$found" "$commit" >>"$LEDGER"
+  total=$(awk -F'\t' -v n="$name" '$2 == n { s += $4 } END { print s + 0 }' "$LEDGER")
+  printf '%-16s %12s %8s %8s %9s %14s\n' "$name" "${execs:-?}" "${edges:-?}" "$corpus" "$found" "$total"
   if ((found > 0)) || [[ -z "$execs" ]]; then
     status=1
     find "$BUILD/findings/$name" -type f | sed 's/^/  finding: /'
