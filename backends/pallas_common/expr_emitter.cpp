@@ -230,6 +230,14 @@ std::string ExprEmitter::Sub(const Expr& expr) {
       return Load(expr);
     case OpKind::kSubscript:
       return Subscript(expr);
+    case OpKind::kSliceView:
+      // On the host a view of an array is the array's slice (a copy XLA
+      // may fuse into the pallas_call's operand); the device sees a ref.
+      if (!expr.operands[0]->type.is_ref()) {
+        Fail("'slice_view' expects a ref");
+        return "None";
+      }
+      return Subscript(expr);
     case OpKind::kTileBegin:
     case OpKind::kTileEnd:
     case OpKind::kTileIndex:
