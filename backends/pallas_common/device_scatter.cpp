@@ -105,7 +105,7 @@ bool DeviceEmitter::EmitScatter(const Stmt& stmt, const std::string& atomic,
   }
   const std::string row = Fresh("row");
   std::optional<std::string> index = GatherIndexRow(*gather.expr, row, 0);
-  if (!index || !FlushExprErrors(stmt.loc)) return false;
+  if (!FlushExprErrors(stmt.loc) || !index) return false;
 
   std::vector<int64_t> sizes;
   for (const Dim& d : region) sizes.push_back(d.is_static() ? d.size : -1);
