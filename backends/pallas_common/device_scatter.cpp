@@ -9,11 +9,11 @@
 // block), resident across the grid dims it does not map, which the plan
 // marks "arbitrary" as for any written block that does not map them.
 //
-// Rows are written in order, one at a time: with repeated indices a store
-// keeps the last row's value (Helion leaves the order of such stores
-// undefined; its examples assume distinct indices), and atomics add every
-// row (exact, as a read-modify-write per row). Rows past the end of a
-// partial last tile are not written.
+// Rows are written one at a time: with repeated indices a store keeps the
+// first row's value (rows go last to first; Helion leaves the order of such
+// stores undefined, and its examples point padding rows at the first one),
+// and atomics add every row (exact, as a read-modify-write per row). Rows
+// past the end of a partial last tile are not written.
 #include <set>
 
 #include "device_emitter.h"
@@ -59,19 +59,29 @@ bool DeviceEmitter::EmitScatter(const Stmt& stmt, const std::string& atomic,
   }
   // Whole rows at a dynamic sublane offset: a lane window of them would be
   // an unaligned dynamic store in Mosaic. A lane dim blocked by the grid is
-  // the whole lane dim of the kernel's block.
+  // the whole lane dim of the kernel's block; an inner tile's aligned block
+  // of lanes (moe_matmul_ogs's `C[rows, tile_n]`) is written as the whole
+  // row, its other lanes kept (a select on a lane iota).
   const RefPlan* plan = plan_.FindRef(ref_name);
   const Index& lanes = stmt.indices.back();
   const bool whole_lanes = lanes.kind == IndexKind::kSlice ||
                            (plan != nullptr && plan->dims.size() == rank &&
                             plan->dims[rank - 1].kind == SpecKind::kBlocked &&
                             lanes.kind == IndexKind::kTile);
-  if (!whole_lanes) {
+  const TileInfo* lane_tile = !whole_lanes && lanes.kind == IndexKind::kTile &&
+                                      lanes.expr->op == OpKind::kVar
+                                  ? plan_.FindTile(lanes.expr->name)
+                                  : nullptr;
+  if (!whole_lanes &&
+      (lane_tile == nullptr || lane_tile->is_grid || !lane_tile->aligned ||
+       plan == nullptr || plan->dims.size() != rank ||
+       plan->dims[rank - 1].kind == SpecKind::kBlocked)) {
     return Error(
         stmt.loc,
         fmt::format("{} into '{}' at rows taken from an index tensor (a "
-                    "scatter) writes whole rows: index its last dim with ':' "
-                    "or an outer tile (a grid dim)",
+                    "scatter) writes whole rows: index its last dim with ':', "
+                    "an outer tile (a grid dim) or an inner tile whose blocks "
+                    "start at multiples of its block",
                     what, ref_name));
   }
   const Index& gather = stmt.indices[position];
@@ -124,10 +134,15 @@ bool DeviceEmitter::EmitScatter(const Stmt& stmt, const std::string& atomic,
 
   // The written row, clamped into the target so that a bad index stays
   // inside VMEM, as a gather's read does.
-  const std::string base = SanitizeIdentifier(ref_name);
+  // (The extent from the type: an accumulator's Python name is not its IR
+  // name.)
+  const Dim& extent = stmt.target->type.shape[ref_dim];
+  const std::string last =
+      extent.is_static() ? fmt::format("{}", extent.size - 1)
+                         : fmt::format("{} - 1", DimSymbol(extent.symbol));
   const std::string placeholder = Fresh("scattered_row");
   value_aliases_[placeholder] =
-      fmt::format("jnp.clip({}, 0, {}.shape[{}] - 1)", *index, base, ref_dim);
+      fmt::format("jnp.clip({}, 0, {})", *index, last);
   IndexList one_row;
   for (size_t i = 0; i < stmt.indices.size(); ++i) {
     if (i == position) {
@@ -137,6 +152,8 @@ bool DeviceEmitter::EmitScatter(const Stmt& stmt, const std::string& atomic,
       start->type = Type::Scalar(DType::kI32);
       one_row.push_back(
           Index(IndexKind::kRange, std::move(start), Dim::Static(1)));
+    } else if (lane_tile != nullptr && i + 1 == stmt.indices.size()) {
+      one_row.push_back(Index(IndexKind::kSlice));
     } else {
       one_row.push_back(CloneIndex(stmt.indices[i]));
     }
@@ -147,11 +164,43 @@ bool DeviceEmitter::EmitScatter(const Stmt& stmt, const std::string& atomic,
 
   SourceComment(stmt, out);
   out.Line(fmt::format("{}[...] = {}", values, value));
+  const std::string rows_name = Fresh("scattered_rows");
+  out.Line(fmt::format("{} = {}", rows_name, count));
   const std::string body = Fresh("_scatter_row");
-  out.Line(fmt::format("def {}({}, carry):", body, row));
+  const std::string step = Fresh("step");
+  out.Line(fmt::format("def {}({}, carry):", body, step));
   out.Indent();
-  const std::string source = fmt::format("{}[pl.ds({}, 1)]", values, row);
+  // Stores go from the last row to the first, so that with repeated
+  // indices the first row of the block wins: rows past a count are
+  // commonly pointed at the first one (moe_matmul_ogs), and must not
+  // overwrite it. Atomics are order-free.
   if (atomic.empty()) {
+    out.Line(fmt::format("{} = {} - 1 - {}", row, rows_name, step));
+  } else {
+    out.Line(fmt::format("{} = {}", row, step));
+  }
+  const std::string source = fmt::format("{}[pl.ds({}, 1)]", values, row);
+  auto combined = [&](const std::string& old, const std::string& update) {
+    if (atomic == "add") return fmt::format("{} + {}", old, update);
+    if (atomic == "max") return fmt::format("jnp.maximum({}, {})", old, update);
+    if (atomic == "min") return fmt::format("jnp.minimum({}, {})", old, update);
+    return update;
+  };
+  if (lane_tile != nullptr) {
+    const std::string old = Fresh("old_row");
+    const std::string wide = Fresh("wide_row");
+    const std::string lane = Fresh("lane");
+    const std::string begin = TileBegin(lane_tile->name);
+    out.Line(fmt::format("{} = {}", old, target));
+    out.Line(fmt::format("{} = jnp.tile({}, (1, {}.shape[-1] // {}))", wide,
+                         source, old, lane_tile->block));
+    out.Line(fmt::format(
+        "{} = jax.lax.broadcasted_iota(jnp.int32, {}.shape, {}.ndim - 1)", lane,
+        old, old));
+    out.Line(fmt::format("{} = jnp.where(({} >= {}) & ({} < {} + {}), {}, {})",
+                         target, lane, begin, lane, begin, lane_tile->block,
+                         combined(old, wide), old));
+  } else if (atomic.empty()) {
     out.Line(fmt::format("{} = {}", target, source));
   } else {
     const size_t bracket = target.find('[');
@@ -161,7 +210,7 @@ bool DeviceEmitter::EmitScatter(const Stmt& stmt, const std::string& atomic,
   }
   out.Line("return carry");
   out.Dedent();
-  out.Line(fmt::format("jax.lax.fori_loop(0, {}, {}, 0)", count, body));
+  out.Line(fmt::format("jax.lax.fori_loop(0, {}, {}, 0)", rows_name, body));
   return true;
 }
 

@@ -1,6 +1,7 @@
 #include "kernel_plan.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <set>
 
@@ -293,7 +294,10 @@ void PlanBuilder::RemoveDeadUses(const Block& body) {
       }
       dead.insert(stmt);
       changed = true;
-      WalkExpr(*stmt->value, [&](const Expr& expr) {
+      // A gather index already gave up its tensors' uses (CollectGathers):
+      // a dead gather (an index only read row by row by another gather)
+      // must not give them up twice.
+      std::function<void(const Expr&)> release = [&](const Expr& expr) {
         if (expr.op == OpKind::kVar) --plan_.use_counts[expr.name];
         for (const Attr& attr : expr.attrs) {
           if (const auto* dims = std::get_if<Shape>(&attr.value)) {
@@ -302,7 +306,15 @@ void PlanBuilder::RemoveDeadUses(const Block& body) {
             }
           }
         }
-      });
+        for (const ExprPtr& operand : expr.operands) release(*operand);
+        for (const Index& index : expr.indices) {
+          if (index.expr &&
+              !(index.kind == IndexKind::kGather && expr.op == OpKind::kLoad)) {
+            release(*index.expr);
+          }
+        }
+      };
+      release(*stmt->value);
     }
   }
   // A dead statement reads nothing: a gather's index evaluated row by row
