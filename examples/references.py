@@ -310,6 +310,16 @@ def shifted_views(logits):
     return lse + (nxt - cur).mean(axis=-1)
 
 
+def shifted_grad(logits, scale):
+    x, s = _f64(logits, scale)
+    cur = x[:, :-1, :]
+    p = np.exp(cur - cur.max(axis=-1, keepdims=True))
+    grad = np.empty_like(x)
+    grad[:, :-1, :] = p / p.sum(axis=-1, keepdims=True) * s[..., None]
+    grad[:, -1, :] = 0.25
+    return grad
+
+
 def scatter_rows(x, w, dest):
     x, w = _f64(x, w)
     out = np.zeros((x.shape[0], w.shape[1]))

@@ -24,7 +24,7 @@ KERNELS = (
     "embedding_rows", "gather_gemv", "masked_splice", "jagged_gather_sum",
     "chunk_state", "lagged_diff", "concat_seq", "neighbor_sum", "concat_cols",
     "cross_entropy_rows", "label_nll", "shifted_views", "scatter_rows",
-    "segment_sum", "expert_scatter",
+    "segment_sum", "expert_scatter", "shifted_grad",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -230,6 +230,10 @@ SPECS = {
                                 large=(LargeCase("8 x 2048 steps x 4096",
                                                  [(8, 2049, 4096)],
                                                  "bfloat16", (1, 128)),)),
+    # grpo_loss backward's host side: a slice of the argument before the
+    # kernel, a store on the result after it (`grad[:, -1, :] = 0.25`).
+    "shifted_grad": KernelSpec({"even": [(2, 257, 256), (2, 256)],
+                                "ragged": [(3, 201, 300), (3, 200)]}),
     # Scatters (docs/tpu_legality.md, "Scatters"): rows written at positions
     # read from SMEM, 32-bit rows only (a row at a data-dependent sublane
     # offset, as gathers). scatter_rows: a matmul whose rows go back to a
