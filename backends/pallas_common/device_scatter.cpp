@@ -192,8 +192,11 @@ bool DeviceEmitter::EmitScatter(const Stmt& stmt, const std::string& atomic,
     const std::string lane = Fresh("lane");
     const std::string begin = TileBegin(lane_tile->name);
     out.Line(fmt::format("{} = {}", old, target));
-    out.Line(fmt::format("{} = jnp.tile({}, (1, {}.shape[-1] // {}))", wide,
-                         source, old, lane_tile->block));
+    // Copies side by side at lane-aligned offsets (a concatenation, which
+    // Mosaic lays out without a shape cast, unlike jnp.tile).
+    out.Line(fmt::format(
+        "{} = jnp.concatenate([{}] * ({}.shape[-1] // {}), axis=-1)", wide,
+        source, old, lane_tile->block));
     out.Line(fmt::format(
         "{} = jax.lax.broadcasted_iota(jnp.int32, {}.shape, {}.ndim - 1)", lane,
         old, old));

@@ -1,6 +1,8 @@
 #include "expr_emitter.h"
+#include <algorithm>
 
 #include "fmt/format.h"
+#include "py_text.h"
 #include "python_writer.h"
 #include "tessera/python_literal.h"
 
@@ -553,7 +555,19 @@ std::string ExprEmitter::Dot(const Expr& expr) {
 }
 
 std::string ExprEmitter::Subscript(const Expr& expr) {
-  std::string text = Sub(*expr.operands[0]) + "[";
+  // Mosaic cannot change the shape of a bool vector (a mask `valid[:, None]`
+  // is "infer-vector-layout: unsupported shape cast"): reshape it as int32
+  // and compare back.
+  const Expr& base = *expr.operands[0];
+  const bool bool_new_axis =
+      base.type.is_tensor() && base.type.dtype == DType::kBool &&
+      std::any_of(
+          expr.indices.begin(), expr.indices.end(),
+          [](const Index& index) { return index.kind == IndexKind::kNewAxis; });
+  std::string text =
+      (bool_new_axis ? fmt::format("{}.astype(jnp.int32)", Paren(Emit(base)))
+                     : Sub(base)) +
+      "[";
   for (size_t i = 0; i < expr.indices.size(); ++i) {
     if (i) text += ", ";
     const Index& index = expr.indices[i];
@@ -585,6 +599,7 @@ std::string ExprEmitter::Subscript(const Expr& expr) {
     }
   }
   if (expr.indices.empty()) text += "...";
+  if (bool_new_axis) return "(" + text + "] != 0)";
   return text + "]";
 }
 

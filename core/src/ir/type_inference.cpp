@@ -345,6 +345,10 @@ absl::StatusOr<Type> InferIndexed(OpKind op, const Type& base,
   if (op == OpKind::kSliceView) {
     // A view keeps whole dims, ranges and new axes, and drops the dims an
     // integer picks: the same shape rule as a load, on the ref itself.
+    if (!base.is_ref()) {
+      return Error(fmt::format("'slice_view' expects a ref, got {}",
+                               TypeToString(base)));
+    }
     for (const Index& index : indices) {
       if (index.kind == IndexKind::kTile || index.kind == IndexKind::kGather ||
           index.kind == IndexKind::kShiftedTile) {
