@@ -7,7 +7,7 @@ moe_matmul_ogs (`C[expert_orig_token_indices, tile_n] = ...`), where each
 row of a block goes back to its token's original position. Tessera keeps
 the output's row dim whole in VMEM and writes the block's rows one at a
 time at the positions read from SMEM (docs/tpu_legality.md, "Scatters").
-Helion assumes distinct indices (a permutation here); with repeats the last
+Helion assumes distinct indices (a permutation here); with repeats the first
 row of the block wins.
 """
 
