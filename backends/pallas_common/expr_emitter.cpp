@@ -218,6 +218,12 @@ std::string ExprEmitter::Sub(const Expr& expr) {
       return "None";
     case OpKind::kReshape:
       if (expr.operands[0]->type.is_tensor()) {
+        // A bool vector is reshaped as int32 (see Subscript).
+        if (expr.operands[0]->type.dtype == DType::kBool) {
+          return fmt::format("(jnp.reshape({}.astype(jnp.int32), {}) != 0)",
+                             Paren(Emit(*expr.operands[0])),
+                             ShapeTuple(expr.type.shape));
+        }
         return fmt::format("jnp.reshape({}, {})", Emit(*expr.operands[0]),
                            ShapeTuple(expr.type.shape));
       }
