@@ -302,6 +302,47 @@ def label_nll(log_probs, targets, weights, eps=0.1):
     return -w * smoothed
 
 
+def shifted_views(logits):
+    (x,) = _f64(logits)
+    cur, nxt = x[:, :-1, :], x[:, 1:, :]
+    row_max = cur.max(axis=-1)
+    lse = row_max + np.log(np.exp(cur - row_max[..., None]).sum(axis=-1))
+    return lse + (nxt - cur).mean(axis=-1)
+
+
+def shifted_grad(logits, scale):
+    x, s = _f64(logits, scale)
+    cur = x[:, :-1, :]
+    p = np.exp(cur - cur.max(axis=-1, keepdims=True))
+    grad = np.empty_like(x)
+    grad[:, :-1, :] = p / p.sum(axis=-1, keepdims=True) * s[..., None]
+    grad[:, -1, :] = 0.25
+    return grad
+
+
+def scatter_rows(x, w, dest):
+    x, w = _f64(x, w)
+    out = np.zeros((x.shape[0], w.shape[1]))
+    out[np.asarray(dest, dtype=np.int64)] = x @ w
+    return out
+
+
+def segment_sum(data, segment_ids, num_segments=48):
+    (x,) = _f64(data)
+    out = np.zeros((num_segments, x.shape[1]))
+    np.add.at(out, np.asarray(segment_ids, dtype=np.int64), x)
+    return out
+
+
+def expert_scatter(a, w, counts, offsets, order, max_rows=128):
+    a, w = _f64(a, w)
+    out = np.zeros((a.shape[0], w.shape[2]))
+    for g in range(w.shape[0]):
+        tokens = np.asarray(order)[offsets[g]:offsets[g] + counts[g]]
+        out[tokens] = a[tokens] @ w[g]
+    return out
+
+
 def jagged_offsets(total, num_segments, rng):
     """Random non-decreasing offsets from 0 to total with some empty
     segments (a third of them, at random) and unaligned starts."""
@@ -345,7 +386,33 @@ def _jagged_gather_integer_args(shapes, rng, max_length=8):
     return {1: starts, 2: lengths}
 
 
+def _permutation_integer_args(shapes, rng):
+    """Distinct destination rows: a permutation of the rows of x."""
+    return {2: rng.permutation(shapes[0][0])}
+
+
+def _segment_integer_args(shapes, rng, num_segments=48):
+    """Random segment ids with repeats (and some segments left empty)."""
+    return {1: rng.integers(0, num_segments - 8, size=shapes[1])}
+
+
+def _expert_integer_args(shapes, rng, max_rows=128):
+    """Tokens split over the experts, at most max_rows each, the first
+    expert empty when the others can hold every token; a random order."""
+    tokens, experts = shapes[0][0], shapes[1][0]
+    counts = np.zeros(experts, dtype=np.int64)
+    first = 1 if (experts - 1) * max_rows >= tokens else 0
+    for _ in range(tokens):
+        open_ = [g for g in range(first, experts) if counts[g] < max_rows]
+        counts[rng.choice(open_)] += 1
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    return {2: counts, 3: offsets, 4: rng.permutation(tokens)}
+
+
 INTEGER_ARGS = {
+    "expert_scatter": _expert_integer_args,
+    "scatter_rows": _permutation_integer_args,
+    "segment_sum": _segment_integer_args,
     "conditional_rescale": _mode_integer_args,
     "jagged_sum": _jagged_integer_args,
     "jagged_mean": _jagged_integer_args,

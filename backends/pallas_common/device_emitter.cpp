@@ -428,7 +428,16 @@ bool DeviceEmitter::EmitAssign(const Stmt& stmt, PyLines& out) {
   return true;
 }
 
+namespace {
+bool HasGatherIndex(const Stmt& stmt) {
+  return std::any_of(
+      stmt.indices.begin(), stmt.indices.end(),
+      [](const Index& index) { return index.kind == IndexKind::kGather; });
+}
+}  // namespace
+
 bool DeviceEmitter::EmitStore(const Stmt& stmt, PyLines& out) {
+  if (HasGatherIndex(stmt)) return EmitScatter(stmt, "", out);
   const std::string& ref = stmt.target->name;
   std::string value = Emit(*stmt.value);
   const DType ref_dtype = stmt.target->type.dtype;
@@ -449,6 +458,10 @@ bool DeviceEmitter::EmitStore(const Stmt& stmt, PyLines& out) {
 bool DeviceEmitter::EmitAtomic(const Stmt& stmt, PyLines& out) {
   const std::string* op = GetAttr<std::string>(stmt.attrs, "op");
   std::string kind = op ? *op : "add";
+  if (kind != "add" && kind != "max" && kind != "min") {
+    return Error(stmt.loc, fmt::format("unknown atomic op '{}'", kind));
+  }
+  if (HasGatherIndex(stmt)) return EmitScatter(stmt, kind, out);
   const std::string& ref = stmt.target->name;
   std::string value = Emit(*stmt.value);
   const DType ref_dtype = stmt.target->type.dtype;
@@ -470,9 +483,6 @@ bool DeviceEmitter::EmitAtomic(const Stmt& stmt, PyLines& out) {
                              ref, plan_.target->backend_name()));
   }
   if (!FlushExprErrors(stmt.loc)) return false;
-  if (kind != "add" && kind != "max" && kind != "min") {
-    return Error(stmt.loc, fmt::format("unknown atomic op '{}'", kind));
-  }
   // `target` is `ref[index]`: the target spells the update.
   const size_t bracket = target.find('[');
   out.Line(plan_.target->AtomicUpdate(

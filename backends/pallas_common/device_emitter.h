@@ -292,6 +292,10 @@ class DeviceEmitter : public ExprEmitter {
   std::string GatherLoad(const Expr& load, size_t gather_position);
   // x[tile.index, lanes]: a compare of the row block with a lane iota.
   std::string LaneSelectLoad(const Expr& load);
+  // A store (`atomic` empty) or an atomic ("add", "max", "min") at rows
+  // taken from an index tensor, a scatter (device_scatter.cpp): one
+  // dynamic-slice write per row, in row order.
+  bool EmitScatter(const Stmt& stmt, const std::string& atomic, PyLines& out);
   // The gather index's element `row` as a scalar expression; nullopt after
   // a Fail().
   std::optional<std::string> GatherIndexRow(const Expr& index,

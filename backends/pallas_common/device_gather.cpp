@@ -30,6 +30,24 @@ std::optional<std::string> BinaryRow(OpKind op, const std::string& a,
       return fmt::format("jnp.maximum({}, {})", a, b);
     case OpKind::kMinimum:
       return fmt::format("jnp.minimum({}, {})", a, b);
+    // Comparisons and their combinations pick rows (moe_matmul_ogs's
+    // `where(tile.index < count, tile.index, 0)`).
+    case OpKind::kLt:
+      return fmt::format("({} < {})", a, b);
+    case OpKind::kLe:
+      return fmt::format("({} <= {})", a, b);
+    case OpKind::kGt:
+      return fmt::format("({} > {})", a, b);
+    case OpKind::kGe:
+      return fmt::format("({} >= {})", a, b);
+    case OpKind::kEq:
+      return fmt::format("({} == {})", a, b);
+    case OpKind::kNe:
+      return fmt::format("({} != {})", a, b);
+    case OpKind::kAnd:
+      return fmt::format("({} & {})", a, b);
+    case OpKind::kOr:
+      return fmt::format("({} | {})", a, b);
     default:
       return std::nullopt;
   }
@@ -108,6 +126,15 @@ std::optional<std::string> DeviceEmitter::GatherIndexRow(const Expr& index,
     }
     default:
       break;
+  }
+  if (index.op == OpKind::kWhere && index.operands.size() == 3) {
+    std::optional<std::string> parts[3];
+    for (int i = 0; i < 3; ++i) {
+      parts[i] = GatherIndexRow(*index.operands[i], row, depth + 1);
+      if (!parts[i]) return std::nullopt;
+    }
+    return fmt::format("jnp.where({}, {}, {})", *parts[0], *parts[1],
+                       *parts[2]);
   }
   if (index.operands.size() == 2) {
     std::optional<std::string> a =

@@ -1,6 +1,8 @@
 #include "expr_emitter.h"
+#include <algorithm>
 
 #include "fmt/format.h"
+#include "py_text.h"
 #include "python_writer.h"
 #include "tessera/python_literal.h"
 
@@ -216,6 +218,12 @@ std::string ExprEmitter::Sub(const Expr& expr) {
       return "None";
     case OpKind::kReshape:
       if (expr.operands[0]->type.is_tensor()) {
+        // A bool vector is reshaped as int32 (see Subscript).
+        if (expr.operands[0]->type.dtype == DType::kBool) {
+          return fmt::format("(jnp.reshape({}.astype(jnp.int32), {}) != 0)",
+                             Paren(Emit(*expr.operands[0])),
+                             ShapeTuple(expr.type.shape));
+        }
         return fmt::format("jnp.reshape({}, {})", Emit(*expr.operands[0]),
                            ShapeTuple(expr.type.shape));
       }
@@ -229,6 +237,14 @@ std::string ExprEmitter::Sub(const Expr& expr) {
     case OpKind::kLoad:
       return Load(expr);
     case OpKind::kSubscript:
+      return Subscript(expr);
+    case OpKind::kSliceView:
+      // On the host a view of an array is the array's slice (a copy XLA
+      // may fuse into the pallas_call's operand); the device sees a ref.
+      if (!expr.operands[0]->type.is_ref()) {
+        Fail("'slice_view' expects a ref");
+        return "None";
+      }
       return Subscript(expr);
     case OpKind::kTileBegin:
     case OpKind::kTileEnd:
@@ -545,7 +561,19 @@ std::string ExprEmitter::Dot(const Expr& expr) {
 }
 
 std::string ExprEmitter::Subscript(const Expr& expr) {
-  std::string text = Sub(*expr.operands[0]) + "[";
+  // Mosaic cannot change the shape of a bool vector (a mask `valid[:, None]`
+  // is "infer-vector-layout: unsupported shape cast"): reshape it as int32
+  // and compare back.
+  const Expr& base = *expr.operands[0];
+  const bool bool_new_axis =
+      base.type.is_tensor() && base.type.dtype == DType::kBool &&
+      std::any_of(
+          expr.indices.begin(), expr.indices.end(),
+          [](const Index& index) { return index.kind == IndexKind::kNewAxis; });
+  std::string text =
+      (bool_new_axis ? fmt::format("{}.astype(jnp.int32)", Paren(Emit(base)))
+                     : Sub(base)) +
+      "[";
   for (size_t i = 0; i < expr.indices.size(); ++i) {
     if (i) text += ", ";
     const Index& index = expr.indices[i];
@@ -577,6 +605,7 @@ std::string ExprEmitter::Subscript(const Expr& expr) {
     }
   }
   if (expr.indices.empty()) text += "...";
+  if (bool_new_axis) return "(" + text + "] != 0)";
   return text + "]";
 }
 

@@ -53,14 +53,22 @@ std::set<std::string> RefsReadOnlyAsScalars(const Function& device) {
   // Loads that gather indices evaluate row by row read one element a row.
   const std::map<std::string, const Expr*> defs = TensorDefinitions(device);
   std::set<const Expr*> per_row;
+  auto walk_index = [&](const Index& gather) {
+    WalkGatherIndex(*gather.expr, defs, [&](const Expr& e, bool) {
+      if (e.op == OpKind::kLoad) per_row.insert(&e);
+    });
+  };
   WalkStmts(device.body, [&](const Stmt& stmt) {
     ForEachRootExpr(stmt, [&](const Expr& root) {
-      ForEachGather(root, [&](const Expr&, const Index& gather) {
-        WalkGatherIndex(*gather.expr, defs, [&](const Expr& e, bool) {
-          if (e.op == OpKind::kLoad) per_row.insert(&e);
-        });
-      });
+      ForEachGather(
+          root, [&](const Expr&, const Index& gather) { walk_index(gather); });
     });
+    // ... and so do the indices of scatters (stores and atomics).
+    if (stmt.kind == StmtKind::kStore || stmt.kind == StmtKind::kAtomic) {
+      for (const Index& index : stmt.indices) {
+        if (index.kind == IndexKind::kGather && index.expr) walk_index(index);
+      }
+    }
   });
   // Every ref read, and whether all its reads so far are scalar ones.
   std::map<std::string, bool> only_scalars;

@@ -1,6 +1,7 @@
 #include "kernel_plan.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <set>
 
@@ -293,7 +294,10 @@ void PlanBuilder::RemoveDeadUses(const Block& body) {
       }
       dead.insert(stmt);
       changed = true;
-      WalkExpr(*stmt->value, [&](const Expr& expr) {
+      // A gather index already gave up its tensors' uses (CollectGathers):
+      // a dead gather (an index only read row by row by another gather)
+      // must not give them up twice.
+      std::function<void(const Expr&)> release = [&](const Expr& expr) {
         if (expr.op == OpKind::kVar) --plan_.use_counts[expr.name];
         for (const Attr& attr : expr.attrs) {
           if (const auto* dims = std::get_if<Shape>(&attr.value)) {
@@ -302,7 +306,15 @@ void PlanBuilder::RemoveDeadUses(const Block& body) {
             }
           }
         }
-      });
+        for (const ExprPtr& operand : expr.operands) release(*operand);
+        for (const Index& index : expr.indices) {
+          if (index.expr &&
+              !(index.kind == IndexKind::kGather && expr.op == OpKind::kLoad)) {
+            release(*index.expr);
+          }
+        }
+      };
+      release(*stmt->value);
     }
   }
   // A dead statement reads nothing: a gather's index evaluated row by row
@@ -318,34 +330,46 @@ void PlanBuilder::RemoveDeadUses(const Block& body) {
 void PlanBuilder::CollectGathers(const Stmt& stmt,
                                  const std::vector<const Stmt*>& loops,
                                  std::set<const Expr*>& per_row_loads) {
+  // Loads that gather rows, and stores and atomics that scatter them: either
+  // way the ref keeps that dim whole and the index is read row by row.
+  auto on_gather = [&](const std::string& ref_name, const Index& gather) {
+    auto ref = plan_.ref_by_name.find(ref_name);
+    if (ref != plan_.ref_by_name.end()) {
+      plan_.refs[ref->second].gathered = true;
+    }
+    WalkGatherIndex(*gather.expr, plan_.tensor_defs,
+                    [&](const Expr& expr, bool expanded) {
+                      // The row-by-row index names the scalars of the
+                      // definitions it inlines, and no longer the tensors of
+                      // the index itself.
+                      if (expr.op == OpKind::kVar) {
+                        if (expanded && !expr.type.is_tensor()) {
+                          ++plan_.use_counts[expr.name];
+                        } else if (!expanded && expr.type.is_tensor()) {
+                          --plan_.use_counts[expr.name];
+                        }
+                      }
+                      if (expr.op == OpKind::kLoad && !expr.operands.empty() &&
+                          expr.operands[0]->op == OpKind::kVar) {
+                        if (!expanded) per_row_loads.insert(&expr);
+                        RecordAccess(expr.operands[0]->name, expr.indices,
+                                     loops, false, false, nullptr, true);
+                      }
+                    });
+  };
   ForEachRootExpr(stmt, [&](const Expr& root) {
     ForEachGather(root, [&](const Expr& load, const Index& gather) {
-      auto ref = plan_.ref_by_name.find(load.operands[0]->name);
-      if (ref != plan_.ref_by_name.end()) {
-        plan_.refs[ref->second].gathered = true;
-      }
-      WalkGatherIndex(*gather.expr, plan_.tensor_defs,
-                      [&](const Expr& expr, bool expanded) {
-                        // The row-by-row index names the scalars of the
-                        // definitions it inlines, and no longer the tensors of
-                        // the index itself.
-                        if (expr.op == OpKind::kVar) {
-                          if (expanded && !expr.type.is_tensor()) {
-                            ++plan_.use_counts[expr.name];
-                          } else if (!expanded && expr.type.is_tensor()) {
-                            --plan_.use_counts[expr.name];
-                          }
-                        }
-                        if (expr.op == OpKind::kLoad &&
-                            !expr.operands.empty() &&
-                            expr.operands[0]->op == OpKind::kVar) {
-                          if (!expanded) per_row_loads.insert(&expr);
-                          RecordAccess(expr.operands[0]->name, expr.indices,
-                                       loops, false, false, nullptr, true);
-                        }
-                      });
+      on_gather(load.operands[0]->name, gather);
     });
   });
+  if ((stmt.kind == StmtKind::kStore || stmt.kind == StmtKind::kAtomic) &&
+      stmt.target && stmt.target->op == OpKind::kVar) {
+    for (const Index& index : stmt.indices) {
+      if (index.kind == IndexKind::kGather && index.expr) {
+        on_gather(stmt.target->name, index);
+      }
+    }
+  }
 }
 
 bool PlanBuilder::RecordLaneSelect(const Expr& load,

@@ -131,6 +131,7 @@ class HostEmitter : public ExprEmitter {
                           const std::string& host_name);
   bool EmitStmt(const Stmt& stmt);
   bool EmitLaunch(const Stmt& launch);
+  bool EmitHostStore(const Stmt& store);
   void SourceComment(const Stmt& stmt) {
     if (!stmt.loc.known() || stmt.loc.line == last_line_) return;
     last_line_ = stmt.loc.line;
@@ -157,6 +158,7 @@ class HostEmitter : public ExprEmitter {
   PyLines kernel_;
   uint32_t last_line_ = 0;
   size_t reported_ = 0;
+  bool launched_ = false;
   KernelCost cost_;
 };
 
@@ -170,6 +172,35 @@ std::string HostEmitter::HostDim(const std::string& host_ref, size_t d) {
                            : DimSymbol(dim.symbol);
   }
   return fmt::format("{}.shape[{}]", Name(host_ref), d);
+}
+
+// `grad[:, -1, :] = 0` after the kernel: the result array is updated
+// functionally (`grad = grad.at[:, s - 1, :].set(...)`). Before the launch
+// the kernel would have to take the stored values as its output's initial
+// contents, which the plan does not know about: an error there.
+bool HostEmitter::EmitHostStore(const Stmt& store) {
+  if (!launched_ || store.target == nullptr ||
+      store.target->op != OpKind::kVar) {
+    return Fail(store.loc,
+                "a store to a tensor outside an hl.tile loop is supported "
+                "only after the kernel's loops (on its results)");
+  }
+  SourceComment(store);
+  // The region spelled as a host slice of the target (`grad[:, s - 1, :]`).
+  Expr region;
+  region.op = OpKind::kSliceView;
+  region.type = store.target->type;
+  region.operands.push_back(CloneExpr(*store.target));
+  for (const Index& item : store.indices) {
+    region.indices.push_back(CloneIndex(item));
+  }
+  const std::string sliced = Emit(region);
+  const std::string index = sliced.substr(sliced.find('[') + 1);
+  const std::string name = Name(store.target->name);
+  const std::string value = Emit(*store.value);
+  if (!FlushErrors(store.loc)) return false;
+  body_.Line(fmt::format("{} = {}.at[{}.set({})", name, name, index, value));
+  return true;
 }
 
 bool HostEmitter::EmitStmt(const Stmt& stmt) {
@@ -198,7 +229,8 @@ bool HostEmitter::EmitStmt(const Stmt& stmt) {
       if (target.type.is_ref()) allocs_[target.name] = alloc;
       if (IsStaticScalar(value)) static_scalars_.insert(target.name);
       if (value.op != OpKind::kAllocFull && value.op != OpKind::kReshape &&
-          value.op != OpKind::kTranspose && host_uses_[target.name] == 0) {
+          value.op != OpKind::kTranspose && value.op != OpKind::kSliceView &&
+          host_uses_[target.name] == 0) {
         return true;
       }
       SourceComment(stmt);
@@ -244,7 +276,10 @@ bool HostEmitter::EmitStmt(const Stmt& stmt) {
     }
     case StmtKind::kLaunch:
       SourceComment(stmt);
+      launched_ = true;
       return EmitLaunch(stmt);
+    case StmtKind::kStore:
+      return EmitHostStore(stmt);
     case StmtKind::kReturn: {
       // A result that is `x.view(p.size())` of a rank-generic parameter
       // takes p's shape as the caller passed it (`result_shapes`).

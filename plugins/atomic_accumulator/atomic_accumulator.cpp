@@ -291,12 +291,9 @@ void DeviceRewriter::PlanTarget(Target& target) {
           }
           break;
         case IndexKind::kGather:
-          Error(atomic->loc,
-                fmt::format("dim {} of atomic target '{}' is indexed by a "
-                            "tensor (a scatter); atomic-accumulator needs the "
-                            "block each grid cell writes",
-                            dim, target.name));
-          ok = false;
+          // A scatter (`hl.atomic_add(out, [idx, tile_f], v)`) may write any
+          // row of the dim from any cell: the accumulator keeps the dim
+          // whole, as for `:`, and the backend writes its rows one by one.
           break;
         case IndexKind::kShiftedTile:
           Error(atomic->loc,

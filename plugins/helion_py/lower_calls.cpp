@@ -84,6 +84,7 @@ const std::vector<std::string>& KnownFunctions() {
                                    "helion.autotuner.BooleanFragment",
                                    "helion.cdiv",
                                    "helion.next_power_of_2",
+                                   "helion.runtime.get_num_sm",
                                    "math.sqrt",
                                    "math.exp",
                                    "math.log",
@@ -108,15 +109,15 @@ const std::vector<std::string>& KnownFunctions() {
 
 const std::vector<std::string>& KnownMethods() {
   static const auto* const names = new std::vector<std::string>{
-      "size",      "numel",     "dim",          "to",         "float",
-      "half",      "bfloat16",  "type_as",      "sum",        "amax",
-      "amin",      "mean",      "exp",          "exp2",       "log",
-      "log2",      "sqrt",      "rsqrt",        "tanh",       "sigmoid",
-      "erf",       "abs",       "relu",         "neg",        "view",
-      "reshape",   "transpose", "permute",      "t",          "squeeze",
-      "unsqueeze", "expand",    "broadcast_to", "contiguous", "maximum",
-      "minimum",   "new_empty", "new_zeros",    "new_ones",   "new_full",
-      "view_as",   "reshape_as"};
+      "size",      "numel",      "dim",          "to",         "float",
+      "half",      "bfloat16",   "type_as",      "sum",        "amax",
+      "amin",      "mean",       "exp",          "exp2",       "log",
+      "log2",      "sqrt",       "rsqrt",        "tanh",       "sigmoid",
+      "erf",       "abs",        "relu",         "neg",        "view",
+      "reshape",   "transpose",  "permute",      "t",          "squeeze",
+      "unsqueeze", "expand",     "broadcast_to", "contiguous", "maximum",
+      "minimum",   "new_empty",  "new_zeros",    "new_ones",   "new_full",
+      "view_as",   "reshape_as", "expand_as"};
   return *names;
 }
 
@@ -193,6 +194,19 @@ std::optional<Val> KernelLowering::CallLanguage(const CallSite& site,
     return Fail(loc,
                 "hl.tile(...) is used as the iterator of a for loop: "
                 "for tile in hl.tile(n)");
+  }
+  if (path == "helion.language.associative_scan") {
+    // A scan needs a scan op in the IR and the combine function's body
+    // (a Python function of the file, which is not inlined): neither exists.
+    Diagnostic* d = Report(
+        loc,
+        "hl.associative_scan is not supported: the IR has no scan op and a "
+        "combine function defined outside the kernel is not inlined");
+    Note(d,
+         "on a TPU a scan along a block's rows would be log2(block) steps of "
+         "pltpu.roll and jnp.where; a segment sum can instead add each row "
+         "into its segment with hl.atomic_add(out, [idx_tile, tile_f], v)");
+    return Val::Poison();
   }
   if (path == "helion.language.specialize") {
     const Val* x = c.Required(0, "value", name);

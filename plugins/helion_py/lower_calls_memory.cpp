@@ -167,7 +167,7 @@ bool KernelLowering::PrepareWrite(const Val& target, const Val& index,
                                   ExprPtr& stored) {
   base = MaterializeRef(target.Clone(), "view");
   if (!base.IsValue() || !IndexListArg(base, index, index_loc, indices) ||
-      !RejectScatter(indices, index_loc, what)) {
+      !CheckScatter(indices, index_loc, what)) {
     return false;
   }
   std::vector<Type> types = {base.type()};

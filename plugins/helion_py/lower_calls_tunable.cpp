@@ -163,6 +163,14 @@ std::optional<Val> KernelLowering::CallTunable(const CallSite& site,
                   "inside one");
     return Val::None();
   }
+  if (site.path == "helion.runtime.get_num_sm") {
+    // A persistent kernel sizes its worker grid by the GPU's SM count. A
+    // TPU chip has 1 TensorCore (v5e, v6e) or 2 (v7x megacore), and Pallas
+    // spreads a "parallel" grid dim over them; 2 keeps both v7x cores busy
+    // and costs one extra grid step on the others. The worker count only
+    // distributes work, so results do not depend on it.
+    return Val::Int(2);
+  }
   if (site.path == "helion.cdiv" || site.path == "helion.next_power_of_2") {
     const Val* a = c.Required(0, name == "cdiv" ? "a" : "n", name);
     const Val* b = name == "cdiv" ? c.Required(1, "b", name) : nullptr;

@@ -177,6 +177,12 @@ Val KernelLowering::Eval(const Node& node) {
       if (callee.kind == ValKind::kPoison) return callee;
       CallArgs args;
       args.loc = node.loc;
+      // Its combine function is a Python function of the file, an undefined
+      // name here: the scan itself is what is not supported, so say that.
+      if (callee.kind == ValKind::kModule &&
+          callee.text == "helion.language.associative_scan") {
+        return CallFunction(callee.text, args);
+      }
       bool poisoned = false;
       for (size_t i = 1; i < node.children.size(); ++i) {
         const Node& arg = *node.children[i];

@@ -207,20 +207,48 @@ bool KernelLowering::GatherIndex(Val& item, SourceLoc item_loc, bool is_load,
   return true;
 }
 
-// Stores and atomics at positions read from data (scatters) are not
-// lowered: the block a grid step writes must be known from its indices.
-bool KernelLowering::RejectScatter(const IndexList& indices, SourceLoc loc,
-                                   std::string_view what) {
+// Stores and atomics at positions read from data (scatters) write whole
+// rows: one rank-1 index vector on a dim before the last (`out[idx, :] =
+// v`, `hl.atomic_add(out, [idx, tile_f], v)`), which a backend lowers as one
+// dynamic-slice write per row in row order. A scatter of single elements
+// along the last dim, or along several dims at once, is not lowered.
+bool KernelLowering::CheckScatter(const IndexList& indices, SourceLoc loc,
+                                  std::string_view what) {
+  size_t dim = 0;
+  size_t rank = 0;
   for (const Index& index : indices) {
-    if (index.kind != IndexKind::kGather) continue;
-    Diagnostic* d =
-        Report(loc, fmt::format("{} at positions taken from an index tensor (a "
-                                "scatter) is not supported",
-                                what));
-    Note(d,
-         "index the written dims with tiles, ranges or scalars; gathers are "
-         "supported in loads only");
-    return false;
+    if (index.kind != IndexKind::kNewAxis) ++rank;
+  }
+  int gathers = 0;
+  for (const Index& index : indices) {
+    if (index.kind == IndexKind::kNewAxis) continue;
+    if (index.kind == IndexKind::kGather) {
+      ++gathers;
+      if (gathers > 1) {
+        Diagnostic* d = Report(
+            loc, fmt::format("{} at positions taken from several index "
+                             "tensors (a scatter of single elements) is not "
+                             "supported",
+                             what));
+        Note(d,
+             "a scatter writes whole rows: one rank-1 index vector on a dim "
+             "before the last, e.g. out[idx_tile, :] = v");
+        return false;
+      }
+      if (dim + 1 == rank) {
+        Diagnostic* d = Report(
+            loc, fmt::format("{} at positions along the last dim taken from "
+                             "an index tensor (a lane scatter) is not "
+                             "supported",
+                             what));
+        Note(d,
+             "the TPU has no vector scatter across lanes; a scatter writes "
+             "whole rows: index a dim before the last, e.g. out[idx_tile, "
+             ":] = v");
+        return false;
+      }
+    }
+    ++dim;
   }
   return true;
 }
@@ -286,11 +314,8 @@ Val KernelLowering::Subscript(const Node& node) {
   }
   bool is_load = base.IsRef();
   if (is_load && !in_device()) {
-    Diagnostic* d = Report(node.loc,
-                           "indexing a tensor outside an hl.tile loop "
-                           "is not supported");
-    Note(d, "host code may only query sizes, allocate and make views");
-    return Val::Poison();
+    return HostSliceView(std::move(base), std::move(items), std::move(locs),
+                         node.loc);
   }
   if (is_load) base = MaterializeRef(std::move(base), "view");
   IndexList indices;
@@ -380,10 +405,6 @@ void KernelLowering::Store(const Node& target, Val value, SourceLoc loc) {
     Note(d, "stores go to tensor arguments and tensors allocated on the host");
     return;
   }
-  if (!in_device()) {
-    Fail(target.loc, "a store to a tensor must be inside an hl.tile loop");
-    return;
-  }
   base = MaterializeRef(std::move(base), "view");
   std::vector<Val> items;
   std::vector<SourceLoc> locs;
@@ -402,10 +423,15 @@ void KernelLowering::Store(const Node& target, Val value, SourceLoc loc) {
       items.push_back(Eval(index));
     }
   }
+  if (!in_device()) {
+    HostStore(std::move(base), std::move(items), std::move(locs),
+              std::move(value), target.loc, loc);
+    return;
+  }
   IndexList indices;
   if (!BuildIndices(base.type(), std::move(items), std::move(locs), true,
                     target.loc, indices) ||
-      !RejectScatter(indices, target.loc, "a store")) {
+      !CheckScatter(indices, target.loc, "a store")) {
     return;
   }
   std::vector<Type> types = {base.type()};

@@ -192,6 +192,19 @@ class KernelLowering {
   // A ref read whole as a tensor value (host code after the kernel).
   Val LoadWhole(const Val& ref, SourceLoc loc);
 
+  // Host indexing (lower_host_views.cpp). HostIndices resolves negative
+  // positions against `type` and returns how many dims an integer picks;
+  // nullopt after reporting an index the host cannot take.
+  std::optional<int64_t> HostIndices(const Type& type, std::vector<Val>& items,
+                                     std::vector<SourceLoc>& locs,
+                                     SourceLoc loc, std::string_view what);
+  // `x[:, :-1, :]` on the host: a slice_view ref; poison after reporting
+  // why the index is not a view.
+  Val HostSliceView(Val base, std::vector<Val> items,
+                    std::vector<SourceLoc> locs, SourceLoc loc);
+  // `x[:, -1, :] = 0` on the host (after the kernel): a host store.
+  void HostStore(Val base, std::vector<Val> items, std::vector<SourceLoc> locs,
+                 Val value, SourceLoc target_loc, SourceLoc loc);
   bool BuildIndices(const Type& base, std::vector<Val> items,
                     std::vector<SourceLoc> item_locs, bool is_load,
                     SourceLoc loc, IndexList& out);
@@ -199,8 +212,8 @@ class KernelLowering {
   void Store(const Node& target, Val value, SourceLoc loc);
   void Atomic(const std::string& op, CallArgs& args);
   bool GatherIndex(Val& item, SourceLoc item_loc, bool is_load, IndexList& out);
-  bool RejectScatter(const IndexList& indices, SourceLoc loc,
-                     std::string_view what);
+  bool CheckScatter(const IndexList& indices, SourceLoc loc,
+                    std::string_view what);
   // hl.load / hl.store (lower_calls_memory.cpp).
   Val LoadCall(CallArgs& args);
   void StoreCall(CallArgs& args);

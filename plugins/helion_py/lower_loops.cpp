@@ -355,15 +355,34 @@ void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
     for (size_t d = 0; d < names.size(); ++d)
       env_[names[d]] = std::move(tiles[d]);
   }
-  loop.regions.resize(1);
-  blocks_.push_back(&loop.regions[0]);
+  // Inside the grid, hl.tile([a, b]) visits the same blocks as one loop
+  // per dim, nested in order, which is what the backends run (an inner
+  // loop streams along one dim); moe_matmul_ogs tiles [tokens, N] so.
+  std::vector<Stmt> levels;
+  if (tile_depth_ > 0 && loop.dims.size() > 1) {
+    for (size_t d = 0; d < loop.dims.size(); ++d) {
+      Stmt level;
+      level.kind = tessera::StmtKind::kTileLoop;
+      level.loc = loop.loc;
+      level.vars.push_back(std::move(loop.vars[d]));
+      level.dims.push_back(std::move(loop.dims[d]));
+      levels.push_back(std::move(level));
+    }
+  } else {
+    levels.push_back(std::move(loop));
+  }
+  for (Stmt& level : levels) level.regions.resize(1);
+  blocks_.push_back(&levels.back().regions[0]);
   ++tile_depth_;
   ++loop_depth_;
   LowerBlock(stmt.body);
   --loop_depth_;
   --tile_depth_;
   blocks_.pop_back();
-  Emit(std::move(loop));
+  for (size_t d = levels.size() - 1; d > 0; --d) {
+    levels[d - 1].regions[0].stmts.push_back(std::move(levels[d]));
+  }
+  Emit(std::move(levels[0]));
 }
 
 void KernelLowering::LowerRangeLoop(const PyStmt& stmt, const Node& call) {

@@ -230,6 +230,24 @@ Val KernelLowering::CallMethod(Val self, const std::string& name,
     return c.BinaryFn(name == "maximum" ? OpKind::kMaximum : OpKind::kMinimum,
                       self, *other, loc);
   }
+  if (name == "expand_as") {
+    // x.expand_as(other) is x.expand(other.size()): PyTorch's broadcast of
+    // x to other's shape (segment_reduction's `idxs[:, None].expand_as(v)`).
+    const Val* other = c.Required(0, "other", name);
+    if (!other) return Val::Poison();
+    if (!other->IsValue() || other->IsScalar())
+      return Fail(loc, fmt::format("expand_as needs a tensor, got {}",
+                                   Describe(*other)));
+    Shape shape = other->type().shape;
+    auto broadcast = BroadcastShapes(type.shape, shape);
+    if (!broadcast.ok() || *broadcast != shape) {
+      return Fail(loc,
+                  fmt::format("cannot expand {} to the shape of {}",
+                              TypeToString(type), TypeToString(other->type())));
+    }
+    return MakeTyped(OpKind::kBroadcastTo, One(std::move(self.expr)),
+                     {Attr{"shape", std::move(shape)}}, loc);
+  }
   if (name == "expand" || name == "broadcast_to") {
     std::vector<Val> sizes;
     if (args.positional.size() == 1 &&

@@ -23,7 +23,8 @@ KERNELS = (
     "conditional_rescale",
     "embedding_rows", "gather_gemv", "masked_splice", "jagged_gather_sum",
     "chunk_state", "lagged_diff", "concat_seq", "neighbor_sum", "concat_cols",
-    "cross_entropy_rows", "label_nll",
+    "cross_entropy_rows", "label_nll", "shifted_views", "scatter_rows",
+    "segment_sum", "expert_scatter", "shifted_grad",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -219,6 +220,52 @@ SPECS = {
                             large=(LargeCase("4096 x classes 32000",
                                              [(4096, 32000), (4096,), (4096,)],
                                              "bfloat16"),)),
+    # Host-side slices of the argument (`logits[:, :-1, :]`, `logits[:, 1:,
+    # :]`, as grpo_loss): steps - 1 is 256 (two whole blocks of 128) or 200
+    # (a partial last block); the vocabulary is read whole per row. Large:
+    # one batch row a block (a [8, 128, 4096] block with its f32 copies is
+    # over v7x's 64 MiB of VMEM).
+    "shifted_views": KernelSpec({"even": [(2, 257, 256)],
+                                 "ragged": [(3, 201, 300)]},
+                                large=(LargeCase("8 x 2048 steps x 4096",
+                                                 [(8, 2049, 4096)],
+                                                 "bfloat16", (1, 128)),)),
+    # grpo_loss backward's host side: a slice of the argument before the
+    # kernel, a store on the result after it (`grad[:, -1, :] = 0.25`).
+    "shifted_grad": KernelSpec({"even": [(2, 257, 256), (2, 256)],
+                                "ragged": [(3, 201, 300), (3, 200)]}),
+    # Scatters (docs/tpu_legality.md, "Scatters"): rows written at positions
+    # read from SMEM, 32-bit rows only (a row at a data-dependent sublane
+    # offset, as gathers). scatter_rows: a matmul whose rows go back to a
+    # permutation (moe_matmul_ogs's store); ragged: 200 rows, k 136, d 300.
+    "scatter_rows": KernelSpec({"even": [(256, 256), (256, 384), (256,)],
+                                "ragged": [(200, 136), (136, 300), (200,)]},
+                               dtypes=("float32",),
+                               arg_dtypes=(None, None, "int32"),
+                               large=(LargeCase("4096 tokens x 1024 x 1024",
+                                                [(4096, 1024), (1024, 1024),
+                                                 (4096,)],
+                                                "float32"),)),
+    # segment_sum: hl.atomic_add at segment ids with repeats (segment_
+    # reduction's atomic) into 48 segments; ragged: 200 rows, 300 features.
+    "segment_sum": KernelSpec({"even": [(256, 256), (256,)],
+                               "ragged": [(200, 300), (200,)]},
+                              dtypes=("float32",),
+                              arg_dtypes=(None, "int32"),
+                              large=(LargeCase("65536 rows x 512",
+                                               [(65536, 512), (65536,)],
+                                               "float32"),)),
+    # expert_scatter: moe_matmul_ogs's shape (per-expert token ranges from
+    # SMEM, row gathers, a scatter store through an inner lane tile, padding
+    # rows pointed at the expert's first token); 4 experts over 256 tokens,
+    # ragged: 3 experts over 200 tokens, k 136, n 300.
+    "expert_scatter": KernelSpec({"even": [(256, 128), (4, 128, 256), (4,),
+                                           (5,), (256,)],
+                                  "ragged": [(200, 136), (3, 136, 300), (3,),
+                                             (4,), (200,)]},
+                                 dtypes=("float32",),
+                                 arg_dtypes=(None, None, "int32", "int32",
+                                             "int32")),
 }
 
 

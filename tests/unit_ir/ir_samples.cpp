@@ -70,8 +70,9 @@ ExprList List(ExprPtr a, ExprPtr b = nullptr, ExprPtr c = nullptr) {
   if (c) list.push_back(std::move(c));
   return list;
 }
-ExprPtr Subscript(ExprPtr base, IndexList indices) {
-  auto expr = MakeOp(OpKind::kSubscript, Type::None(), List(std::move(base)));
+ExprPtr Subscript(ExprPtr base, IndexList indices,
+                  OpKind op = OpKind::kSubscript) {
+  auto expr = MakeOp(op, Type::None(), List(std::move(base)));
   expr->indices = std::move(indices);
   auto type = InferType(*expr);
   EXPECT_TRUE(type.ok()) << type.status();
@@ -160,6 +161,16 @@ ExprList SampleExprs(OpKind op) {
                List(Op(OpKind::kTileIndex, List(P("t2"))), MakeIntConst(3))));
         out.push_back(Load(P("x"), std::move(shifted)));
         out.push_back(Load(P("x"), {}));
+      } else if (op == OpKind::kSliceView) {
+        // A host view: ranges, integers, None and `:` on a ref.
+        IndexList ranged;
+        ranged.emplace_back(IndexKind::kRange, MakeIntConst(1), S(64));
+        ranged.emplace_back(IndexKind::kNewAxis);
+        out.push_back(Subscript(P("x"), std::move(ranged), op));
+        IndexList picked;
+        picked.emplace_back(IndexKind::kScalar, P("k"));
+        picked.emplace_back(IndexKind::kRange, P("k"), Sym("block_n"));
+        out.push_back(Subscript(P("x"), std::move(picked), op));
       } else {
         IndexList indices;
         indices.emplace_back(IndexKind::kSlice);

@@ -181,6 +181,35 @@ TEST(TypeInference, SideBySideGathersZip) {
       "i32[128] and i32[64]");
 }
 
+TEST(TypeInference, SliceViewIsARefOfTheLoadShape) {
+  Type ref = Type::Ref(DType::kBF16, {Sym("b"), Sym("s"), S(256)});
+  IndexList head;
+  head.emplace_back(IndexKind::kSlice);
+  head.emplace_back(IndexKind::kRange, MakeIntConst(1), Sym("t"));
+  EXPECT_EQ(*InferType(OpKind::kSliceView, std::vector<Type>{ref}, head, {}),
+            Type::Ref(DType::kBF16, {Sym("b"), Sym("t"), S(256)}));
+  IndexList last;
+  last.emplace_back(IndexKind::kSlice);
+  last.emplace_back(IndexKind::kScalar, MakeIntConst(3));
+  EXPECT_EQ(*InferType(OpKind::kSliceView, std::vector<Type>{ref}, last, {}),
+            Type::Ref(DType::kBF16, {Sym("b"), S(256)}));
+  IndexList tile;
+  tile.emplace_back(IndexKind::kTile, MakeVar("t", Type::Tile(S(64))));
+  EXPECT_EQ(
+      ErrorOf(InferType(OpKind::kSliceView, std::vector<Type>{ref}, tile, {})),
+      "'slice_view' takes only ':', None, integer and range indices");
+  IndexList element;
+  for (int i = 0; i < 3; ++i) {
+    element.emplace_back(IndexKind::kScalar, MakeIntConst(0));
+  }
+  EXPECT_EQ(ErrorOf(InferType(OpKind::kSliceView, std::vector<Type>{ref},
+                              element, {})),
+            "'slice_view' must keep at least one dim");
+  EXPECT_EQ(ErrorOf(InferType(OpKind::kSliceView,
+                              std::vector<Type>{F32({S(2)})}, head, {})),
+            "'slice_view' expects a ref, got f32[2]");
+}
+
 TEST(TypeInference, LoadAndSubscriptIndices) {
   Type ref = Type::Ref(DType::kF32, {Sym("m"), Sym("n"), S(16)});
   IndexList indices;

@@ -342,6 +342,27 @@ absl::StatusOr<Type> InferDot(const OperandTypes& types,
 absl::StatusOr<Type> InferIndexed(OpKind op, const Type& base,
                                   std::span<const Index> indices) {
   static const Type kNoType;
+  if (op == OpKind::kSliceView) {
+    // A view keeps whole dims, ranges and new axes, and drops the dims an
+    // integer picks: the same shape rule as a load, on the ref itself.
+    if (!base.is_ref()) {
+      return Error(fmt::format("'slice_view' expects a ref, got {}",
+                               TypeToString(base)));
+    }
+    for (const Index& index : indices) {
+      if (index.kind == IndexKind::kTile || index.kind == IndexKind::kGather ||
+          index.kind == IndexKind::kShiftedTile) {
+        return Error(
+            "'slice_view' takes only ':', None, integer and range indices");
+      }
+    }
+    auto shape = InferIndexed(OpKind::kLoad, base, indices);
+    if (!shape.ok()) return shape.status();
+    if (shape->is_scalar()) {
+      return Error("'slice_view' must keep at least one dim");
+    }
+    return Type::Ref(base.dtype, shape->shape);
+  }
   bool is_load = op == OpKind::kLoad;
   if (is_load ? !base.is_ref() : !base.is_tensor()) {
     return Error(fmt::format("'{}' expects a {}, got {}", OpName(op),

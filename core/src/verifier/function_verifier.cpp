@@ -380,11 +380,15 @@ bool FunctionVerifier::VerifyExpr(const Expr* expr) {
   if (!ok) return false;
 
   const std::string_view name = OpName(expr->op);
-  if ((expr->op == OpKind::kLoad || expr->op == OpKind::kSubscript) &&
+  if ((expr->op == OpKind::kLoad || expr->op == OpKind::kSubscript ||
+       expr->op == OpKind::kSliceView) &&
       expr->operands.size() == 1 &&
       !CheckIndexRank(expr->operands[0]->type, expr->indices,
-                      expr->op == OpKind::kLoad ? "operand of 'load'"
-                                                : "operand of 'subscript'",
+                      expr->op == OpKind::kSubscript
+                          ? "operand of 'subscript'"
+                          : (expr->op == OpKind::kLoad ? "operand of 'load'"
+                                                       : "operand of "
+                                                         "'slice_view'"),
                       {})) {
     return false;
   }

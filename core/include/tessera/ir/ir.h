@@ -79,6 +79,9 @@ enum class OpKind : uint16_t {
   // Memory access; Expr::indices holds the index list.
   kLoad,       // [load](ref)[indices] -> tensor
   kSubscript,  // [subscript](tensor)[indices]: `:`, None, int only
+  // [slice_view](ref)[indices] -> ref: a host view of a part of a ref
+  // (`logits[:, :-1, :]`); `:`, None, integers and ranges only.
+  kSliceView,
 
   // Tiles.
   kTileBegin,  // [tile_begin](tile) -> i64
