@@ -324,6 +324,8 @@ void PlanBuilder::CollectGathers(const Stmt& stmt,
       if (ref != plan_.ref_by_name.end()) {
         plan_.refs[ref->second].gathered = true;
       }
+      // One load at the index vector: its loads are ordinary accesses.
+      if (plan_.target->IndirectAccessByLoads()) return;
       WalkGatherIndex(*gather.expr, plan_.tensor_defs,
                       [&](const Expr& expr, bool expanded) {
                         // The row-by-row index names the scalars of the
@@ -674,7 +676,10 @@ void PlanBuilder::PlanGrid() {
 }
 
 bool PlanBuilder::CheckIndirectAccess() {
-  if (plan_.target->ScalarPrefetchGridSpec()) return true;
+  if (plan_.target->ScalarPrefetchGridSpec() ||
+      plan_.target->IndirectAccessByLoads()) {
+    return true;
+  }
   const std::string backend(plan_.target->backend_name());
   for (const auto& [name, tile] : plan_.tiles) {
     if (!tile.jagged) continue;
