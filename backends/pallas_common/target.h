@@ -105,6 +105,13 @@ class PallasTarget {
   // a traced value of jax.lax.fori_loop, and a jagged block starts at any
   // row. False: scalar prefetch, row-by-row gathers, aligned jagged blocks.
   virtual bool IndirectAccessByLoads() const { return false; }
+  // The located error for data-dependent access on a target without either
+  // form: what does not support it (the backend, or one of its launchers),
+  // and where to go instead ("; use ...", appended).
+  virtual std::string IndirectAccessUnsupportedBy() const {
+    return std::string(backend_name());
+  }
+  virtual std::string IndirectAccessAlternative() const { return ""; }
   // Why rows of `dtype` cannot be gathered (one dynamic-slice load per row
   // from a block kept whole along the gathered dim); nullopt when they can.
   virtual std::optional<std::string> GatherRowsProblem(DType dtype) const;

@@ -75,6 +75,13 @@ class GpuTarget : public PallasTarget {
   bool IndirectAccessByLoads() const override {
     return options_.launcher == Launcher::kTriton;
   }
+  std::string IndirectAccessUnsupportedBy() const override {
+    return "pallas-gpu's mosaic launcher";
+  }
+  std::string IndirectAccessAlternative() const override {
+    return "; use configs/pallas_gpu_triton.toml (plain loads of the index "
+           "tensors)";
+  }
   bool NativeAtomics() const override { return true; }
   bool OutputsInMemory(const KernelPlan& plan) const override {
     return plan.launcher == Launcher::kTriton;
