@@ -65,6 +65,12 @@ GPU_BLOCKS = {  # (kernel, dtype, label) -> block_sizes, Helion order
        ("softmax", "layer_norm", "rms_norm", "row_sum", "scaled_epilogue")},
     ("k_grid_matmul", "float32", "ragged"): (128, 64),
     ("grid_bmm", "float32", "ragged"): (64, 128),
+    # Lane selects read whole rows (a vocab of 512, or 1000 -> 1024): 128
+    # of them are a 65536-element tile, 32 warps.
+    **{(kernel, dtype, label): (32,)
+       for kernel in ("cross_entropy_rows", "label_nll")
+       for dtype, label in (("float32", "even"), ("bfloat16", "even"),
+                            ("float32", "ragged"))},
 }
 LOCATED = re.compile(r"^\S+:\d+:\d+: error: .*", re.MULTILINE)
 
