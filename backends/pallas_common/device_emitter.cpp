@@ -689,6 +689,11 @@ void DeviceEmitter::EmitOutputInits(PyLines& out) {
     if (ref->accumulated && has_init) continue;  // read from the init input
     // Hardware atomics update the aliased output in memory.
     if (ref->atomic && plan_.target->NativeAtomics()) continue;
+    // The aliased output already holds its initial values; a copy by the
+    // first program would race with the others (a GPU runs them at once).
+    if (has_init && !accumulates && plan_.target->OutputsInMemory(plan_)) {
+      continue;
+    }
     if (!(accumulates || ref->read || (has_init && partial_block))) continue;
     if (!has_init && !accumulates) continue;
     // First visit of the block: the grid dims the block does not map are

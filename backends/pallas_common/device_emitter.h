@@ -290,6 +290,8 @@ class DeviceEmitter : public ExprEmitter {
                         bool write);
   // A load that selects rows by an index tensor (device_gather.cpp).
   std::string GatherLoad(const Expr& load, size_t gather_position);
+  // The same as one load at the index vector (IndirectAccessByLoads).
+  std::string IndexedGatherLoad(const Expr& load, size_t gather_position);
   // x[tile.index, lanes]: a compare of the row block with a lane iota.
   std::string LaneSelectLoad(const Expr& load);
   // A store (`atomic` empty) or an atomic ("add", "max", "min") at rows

@@ -3,6 +3,9 @@
 //   _gather_rows(lambda row: table[pl.ds(index_at(row), 1), cols], rows)
 // where index_at(row) is the index tensor's element `row`, computed as a
 // scalar from tile indices, constants and SMEM reads of the index refs.
+// A target that loads at a vector of indices (IndirectAccessByLoads:
+// Triton's pointer arithmetic) reads them in one load instead,
+//   table[jnp.clip(index, 0, table.shape[0] - 1), cols].
 #include "device_emitter.h"
 #include "fmt/format.h"
 #include "gather_plan.h"
@@ -149,6 +152,38 @@ std::optional<std::string> DeviceEmitter::GatherIndexRow(const Expr& index,
   return unsupported(fmt::format("'{}'", OpInfoOf(index.op).name));
 }
 
+std::string DeviceEmitter::IndexedGatherLoad(const Expr& load,
+                                             size_t gather_position) {
+  const std::string& ref_name = load.operands[0]->name;
+  size_t ref_dim = 0;
+  for (size_t i = 0; i < gather_position; ++i) {
+    if (load.indices[i].kind != IndexKind::kNewAxis) ++ref_dim;
+  }
+  // The index vector, clamped into the ref: a partial tile's rows past the
+  // index tensor read its zero padding or any in-bounds row (their results
+  // are never stored), and a pointer never leaves the array.
+  const std::string placeholder = Fresh("gathered_rows");
+  value_aliases_[placeholder] =
+      fmt::format("jnp.clip({}, 0, {}.shape[{}] - 1)",
+                  Emit(*load.indices[gather_position].expr),
+                  SanitizeIdentifier(ref_name), ref_dim);
+  IndexList indices;
+  for (size_t i = 0; i < load.indices.size(); ++i) {
+    if (i != gather_position) {
+      indices.push_back(CloneIndex(load.indices[i]));
+      continue;
+    }
+    ExprPtr rows = std::make_unique<Expr>();
+    rows->op = OpKind::kVar;
+    rows->name = placeholder;
+    rows->type = load.indices[i].expr->type;
+    indices.push_back(Index(IndexKind::kScalar, std::move(rows)));
+  }
+  const std::string read = RefAccess(ref_name, indices, false);
+  value_aliases_.erase(placeholder);
+  return read;
+}
+
 std::string DeviceEmitter::GatherLoad(const Expr& load,
                                       size_t gather_position) {
   const std::string& ref_name = load.operands[0]->name;
@@ -156,6 +191,9 @@ std::string DeviceEmitter::GatherLoad(const Expr& load,
   if (ref == nullptr) {
     Fail(fmt::format("gather from '{}', which is not a kernel ref", ref_name));
     return "None";
+  }
+  if (plan_.target->IndirectAccessByLoads()) {
+    return IndexedGatherLoad(load, gather_position);
   }
   const size_t rank = ref->type.rank();
   size_t ref_dim = 0;

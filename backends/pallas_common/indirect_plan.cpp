@@ -97,6 +97,8 @@ std::set<std::string> RefsReadOnlyAsScalars(const Function& device) {
 }
 
 void PlanScalarPrefetch(KernelPlan& plan) {
+  // Without SMEM, scalars are read by plain loads of the ref's block.
+  if (plan.target->IndirectAccessByLoads()) return;
   for (RefPlan& ref : plan.refs) {
     if (ref.accesses.empty() || ref.written()) continue;
     bool scalar_reads = true;
@@ -149,7 +151,9 @@ void PlanJaggedTiles(KernelPlan& plan) {
         }
       }
     }
-    tile.align = std::gcd(align, tile.block);
+    // Blocks read by pointer arithmetic start at any row.
+    tile.align =
+        plan.target->IndirectAccessByLoads() ? 1 : std::gcd(align, tile.block);
   }
 }
 

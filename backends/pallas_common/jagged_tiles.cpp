@@ -89,9 +89,11 @@ bool DeviceEmitter::EmitJaggedLoop(const Stmt& loop, PyLines& out) {
   };
   bounds.lower = name("_lower", bounds.lower);
   bounds.end = name("_limit", bounds.end);
-  bounds.begin = name("_begin", fmt::format("{} // {} * {}", bounds.lower,
-                                            plan_.FindTile(tile)->align,
-                                            plan_.FindTile(tile)->align));
+  const int64_t align = plan_.FindTile(tile)->align;
+  bounds.begin =
+      align > 1 ? name("_begin",
+                       fmt::format("{} // {} * {}", bounds.lower, align, align))
+                : bounds.lower;
   bounds.trip = fmt::format("pl.cdiv({} - {}, {})", bounds.end, bounds.begin,
                             plan_.FindTile(tile)->block);
   jagged_bounds_[tile] = bounds;

@@ -337,6 +337,9 @@ void PlanBuilder::CollectGathers(const Stmt& stmt,
     if (ref != plan_.ref_by_name.end()) {
       plan_.refs[ref->second].gathered = true;
     }
+    // One load (or store) at the index vector: its loads are ordinary
+    // accesses.
+    if (plan_.target->IndirectAccessByLoads()) return;
     WalkGatherIndex(*gather.expr, plan_.tensor_defs,
                     [&](const Expr& expr, bool expanded) {
                       // The row-by-row index names the scalars of the
@@ -698,14 +701,18 @@ void PlanBuilder::PlanGrid() {
 }
 
 bool PlanBuilder::CheckIndirectAccess() {
-  if (plan_.target->ScalarPrefetchGridSpec()) return true;
-  const std::string backend(plan_.target->backend_name());
+  if (plan_.target->ScalarPrefetchGridSpec() ||
+      plan_.target->IndirectAccessByLoads()) {
+    return true;
+  }
+  const std::string backend = plan_.target->IndirectAccessUnsupportedBy();
+  const std::string alternative = plan_.target->IndirectAccessAlternative();
   for (const auto& [name, tile] : plan_.tiles) {
     if (!tile.jagged) continue;
     return Error(tile.loop->loc,
                  fmt::format("loop bounds read from memory (jagged tile {}) "
-                             "are not supported by {} yet",
-                             name, backend));
+                             "are not supported by {} yet{}",
+                             name, backend, alternative));
   }
   for (const RefPlan& ref : plan_.refs) {
     if (!ref.scalar_prefetch) continue;
@@ -717,13 +724,13 @@ bool PlanBuilder::CheckIndirectAccess() {
                    fmt::format("gathers are not supported by {} yet: the "
                                "rows a gather selects are read from index "
                                "tensor {} one element at a time (scalar "
-                               "prefetch)",
-                               backend, ref.name));
+                               "prefetch){}",
+                               backend, ref.name, alternative));
     }
     return Error(plan_.launch->loc,
                  fmt::format("scalar prefetch (ref {} is read one element at "
-                             "a time) is not supported by {} yet",
-                             ref.name, backend));
+                             "a time) is not supported by {} yet{}",
+                             ref.name, backend, alternative));
   }
   return true;
 }

@@ -75,6 +75,11 @@ class PallasTarget {
   // True: `hl.atomic_*` are the hardware's atomics on the output in memory
   // (no resident block initialised on its first visit).
   virtual bool NativeAtomics() const { return false; }
+  // True: an output ref is the output array in memory (Triton's pointers),
+  // so an output aliased to its initial values holds them from the start;
+  // false: its block is an on-chip copy that starts undefined (TPU VMEM,
+  // Mosaic GPU SMEM) and is initialised from the aliased input.
+  virtual bool OutputsInMemory(const KernelPlan&) const { return false; }
   // True: atomic targets stay in memory, unblocked (every dim whole in the
   // plan, so the kernel indexes them with absolute slices); Mosaic GPU's
   // atomics are TMA reductions from shared memory into a GMEM ref.
@@ -93,6 +98,20 @@ class PallasTarget {
   virtual std::optional<std::string> ScalarPrefetchGridSpec() const {
     return std::nullopt;
   }
+  // True: data-dependent access is plain loads from ordinary operands
+  // (Pallas Triton: pointer arithmetic on global memory, no SMEM): a scalar
+  // read is `ref[i]`, a gather one load at a vector of indices
+  // (`table[rows, cols]`, the indices a block like any other), a loop bound
+  // a traced value of jax.lax.fori_loop, and a jagged block starts at any
+  // row. False: scalar prefetch, row-by-row gathers, aligned jagged blocks.
+  virtual bool IndirectAccessByLoads() const { return false; }
+  // The located error for data-dependent access on a target without either
+  // form: what does not support it (the backend, or one of its launchers),
+  // and where to go instead ("; use ...", appended).
+  virtual std::string IndirectAccessUnsupportedBy() const {
+    return std::string(backend_name());
+  }
+  virtual std::string IndirectAccessAlternative() const { return ""; }
   // Why rows of `dtype` cannot be gathered (one dynamic-slice load per row
   // from a block kept whole along the gathered dim); nullopt when they can.
   virtual std::optional<std::string> GatherRowsProblem(DType dtype) const;

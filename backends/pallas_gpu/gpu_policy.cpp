@@ -323,7 +323,8 @@ GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
                   footprint.largest_tile_elements, needed, kGpuValuesPerThread,
                   max_warps, max_warps == kGpuMaxWarps ? "" : " with a dot");
   } else {
-    launch.num_warps = std::max(kGpuMinWarps, needed);
+    launch.num_warps =
+        std::max(footprint.fma_dot ? kGpuMinWarpsFma : kGpuMinWarps, needed);
   }
 
   // Stages: one copy of the streamed dot operands per stage, next to the

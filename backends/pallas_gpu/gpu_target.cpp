@@ -68,7 +68,24 @@ class GpuTarget : public PallasTarget {
     return std::string("a block of a power of two in every dim");
   }
   bool PadEdgeBlocks() const override { return true; }
+  // Pallas Triton has no SMEM or scalar prefetch: index refs are ordinary
+  // operands read by pointer arithmetic, scalars and gathered rows alike.
+  // Mosaic GPU stages blocks by TMA and has neither: the plan's located
+  // error names what it does not do.
+  bool IndirectAccessByLoads() const override {
+    return options_.launcher == Launcher::kTriton;
+  }
+  std::string IndirectAccessUnsupportedBy() const override {
+    return "pallas-gpu's mosaic launcher";
+  }
+  std::string IndirectAccessAlternative() const override {
+    return "; use configs/pallas_gpu_triton.toml (plain loads of the index "
+           "tensors)";
+  }
   bool NativeAtomics() const override { return true; }
+  bool OutputsInMemory(const KernelPlan& plan) const override {
+    return plan.launcher == Launcher::kTriton;
+  }
   bool AtomicTargetsInMemory(const KernelPlan& plan) const override {
     return plan.launcher == Launcher::kMosaicGpu;
   }

@@ -31,6 +31,9 @@ class TritonLoopEmitter : public DeviceEmitter {
   bool HalfFloatMathInF32() const override { return true; }
   bool TwoDimDotsOnly() const override { return true; }
   bool EmitInnerLoop(const Stmt& loop, PyLines& out) override {
+    // Bounds read from memory: a fori_loop with a traced trip count, its
+    // blocks masked outside [begin, end) (jagged_tiles.cpp).
+    if (IsJagged(loop)) return EmitJaggedLoop(loop, out);
     const std::string index = SanitizeIdentifier(loop.vars[0].name);
     const LoopBounds bounds = Bounds(loop);
     const LoopCarry carry = EmitLoopInits(loop);

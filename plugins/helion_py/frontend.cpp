@@ -10,17 +10,63 @@
 
 namespace tessera::helion_py {
 
+namespace {
+
+bool HasDotOfWideOperands(const Function& function) {
+  bool found = false;
+  WalkStmts(function.body, [&](const Stmt& stmt) {
+    ForEachRootExpr(stmt, [&](const Expr& root) {
+      WalkExpr(root, [&](const Expr& expr) {
+        if (expr.op != OpKind::kDot) return;
+        for (size_t i = 0; i < expr.operands.size() && i < 2; ++i) {
+          const DType dtype = expr.operands[i]->type.dtype;
+          if (dtype != DType::kBF16 && dtype != DType::kF16) found = true;
+        }
+      });
+    });
+  });
+  return found;
+}
+
+// One kernel, its default blocks capped where `dot_default_block` asks
+// (LowerPython). The uncapped lowering runs first against a scratch
+// engine: it is the answer unless it needs the cap or reported anything,
+// and then the kernel lowers again against `diagnostics`, so that each
+// message is reported once.
+std::optional<Function> LowerKernel(const KernelDef& kernel,
+                                    const ParsedFile& parsed,
+                                    const std::string& file,
+                                    const PipelineInfo& pipeline,
+                                    DiagnosticEngine& diagnostics,
+                                    int64_t dot_default_block) {
+  if (dot_default_block <= 0) {
+    return KernelLowering(kernel, parsed, file, pipeline, diagnostics).Run();
+  }
+  DiagnosticEngine scratch;
+  KernelLowering first(kernel, parsed, file, pipeline, scratch);
+  std::optional<Function> function = first.Run();
+  const bool cap = function && HasDotOfWideOperands(*function) &&
+                   first.DefaultBlockAbove(dot_default_block);
+  if (!cap && scratch.diagnostics().empty()) return function;
+  KernelLowering lowering(kernel, parsed, file, pipeline, diagnostics);
+  if (cap) lowering.CapDefaultBlocks(dot_default_block);
+  return lowering.Run();
+}
+
+}  // namespace
+
 absl::StatusOr<Module> LowerPython(std::string_view path, std::string_view text,
                                    const PipelineInfo& pipeline,
-                                   DiagnosticEngine& diagnostics) {
+                                   DiagnosticEngine& diagnostics,
+                                   int64_t dot_default_block) {
   std::string file(path);
   size_t errors_before = diagnostics.error_count();
   ParsedFile parsed = ParseFile(text, file, diagnostics);
   Module module;
   module.source_file = file;
   for (const KernelDef& kernel : parsed.kernels) {
-    KernelLowering lowering(kernel, parsed, file, pipeline, diagnostics);
-    std::optional<Function> function = lowering.Run();
+    std::optional<Function> function = LowerKernel(
+        kernel, parsed, file, pipeline, diagnostics, dot_default_block);
     if (!function) continue;
     RewriteFlatGathers(*function);
     module.functions.push_back(*std::move(function));
@@ -59,7 +105,8 @@ class HelionFrontend : public Frontend {
                                FrontendContext& ctx) override {
     // The pass manager verifies its input (verify-each, on by default), so
     // the driver's path does not verify the same module twice.
-    return LowerPython(path, text, ctx.pipeline(), ctx.diagnostics());
+    return LowerPython(path, text, ctx.pipeline(), ctx.diagnostics(),
+                       ctx.options().GetInt("dot_default_block", 0));
   }
 };
 
@@ -73,6 +120,15 @@ FrontendInfo HelionFrontendInfo() {
       "Tessera IR";
   info.extensions = {".py"};
   info.create = [] { return std::make_unique<HelionFrontend>(); };
+  info.options.push_back(OptionSpec{
+      "dot_default_block",
+      OptionType::kInt,
+      int64_t{0},
+      "caps the default blocks (tile dims without block_size=, "
+      "helion.Config or config block_sizes) of kernels with a dot whose "
+      "operands are not bf16/f16 (f32 FMA dots, operands converted to fp8), "
+      "which Triton keeps in registers; 0: no cap",
+      {}});
   return info;
 }
 

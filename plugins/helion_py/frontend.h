@@ -18,9 +18,16 @@ namespace tessera::helion_py {
 // function. Errors go to `diagnostics`; the status is non-OK when any was
 // reported. The module is not verified: the plugin's frontend returns it
 // as is, and the pass manager verifies it on input (verify-each).
+// `dot_default_block`: when positive, a kernel with a dot whose operands
+// are not 16-bit floats (f32, or converted to fp8) lowers with its default
+// blocks (the tile dims no block_size=, helion.Config or config gives)
+// capped at it: the frontend's 128 suits the TPU's MXU and VMEM, but such
+// dots keep their operands in registers on Triton (the `dot_default_block`
+// option, set by configs/pallas_gpu_triton.toml).
 absl::StatusOr<Module> LowerPython(std::string_view path, std::string_view text,
                                    const PipelineInfo& pipeline,
-                                   DiagnosticEngine& diagnostics);
+                                   DiagnosticEngine& diagnostics,
+                                   int64_t dot_default_block = 0);
 
 // LowerPython, then the verifier: for callers without a pass manager
 // (unit tests, the frontend fuzzer, bench_frontend).

@@ -143,6 +143,12 @@ class KernelLowering {
   // How many times Run() lowered the whole body: 1 when the first pass's
   // starting point (lower_first_pass.cpp) was right.
   int full_passes() const { return full_passes_; }
+  // Caps the block of every tile dim whose block is a default (no
+  // block_size=, helion.Config or config block_sizes); 0: no cap.
+  void CapDefaultBlocks(int64_t cap) { default_block_cap_ = cap; }
+  // True when the last lowering gave some tile dim a default block larger
+  // than `cap`.
+  bool DefaultBlockAbove(int64_t cap) const;
 
   // ---- shared by the implementation files --------------------------------
   // Reports an error (unless evaluating quietly) and returns a poison value.
@@ -363,7 +369,10 @@ class KernelLowering {
   std::map<std::string, std::string> shape_checks_;
   std::map<std::string, int> symbol_order_;  // signature symbols, in order
   std::vector<int64_t> default_blocks_;      // by tile ordinal
-  std::vector<int> probed_usage_;            // tile_usage_ of the last probe
+  int64_t default_block_cap_ = 0;            // CapDefaultBlocks
+  // The largest default of hl.register_block_size in the last lowering.
+  int64_t registered_default_block_ = 0;
+  std::vector<int> probed_usage_;  // tile_usage_ of the last probe
   // Block sizes from the decorator's helion.Config (not the pipeline).
   bool decorator_blocks_ = false;
   std::vector<std::string> block_warnings_;  // of the last lowering

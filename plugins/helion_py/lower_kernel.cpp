@@ -283,6 +283,7 @@ bool KernelLowering::LowerOnce(size_t statement_limit) {
   next_tile_ordinal_ = 0;
   tile_usage_.clear();
   consulted_blocks_.clear();
+  registered_default_block_ = 0;
   consulted_usage_.clear();
   tile_extents_.clear();
   suppressed_errors_ = 0;

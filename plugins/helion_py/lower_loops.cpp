@@ -92,12 +92,27 @@ TileVal KernelLowering::AllocateTileDim(const Val* explicit_block,
                 ? default_blocks_[tile.ordinal]
                 : kMinorBlock;
     consulted_blocks_.emplace_back(tile.ordinal, block);
+    if (default_block_cap_ > 0) block = std::min(block, default_block_cap_);
   }
   if (extent && extent->is_static() && extent->size > 0) {
     block = std::min(block, extent->size);
   }
   tile.block = block;
   return tile;
+}
+
+bool KernelLowering::DefaultBlockAbove(int64_t cap) const {
+  for (const auto& [ordinal, block] : consulted_blocks_) {
+    const std::optional<Dim>& extent =
+        static_cast<size_t>(ordinal) < tile_extents_.size()
+            ? tile_extents_[ordinal]
+            : std::nullopt;
+    const int64_t used = extent && extent->is_static() && extent->size > 0
+                             ? std::min(block, extent->size)
+                             : block;
+    if (used > cap) return true;
+  }
+  return registered_default_block_ > cap;
 }
 
 // helion.Config block sizes are tuned for GPUs (long_sum.py's row block of
@@ -131,6 +146,12 @@ int64_t KernelLowering::RegisterBlockSize(std::optional<Dim> extent) {
   if (next_block_slot_ < spec_.block_sizes.size() &&
       spec_.block_sizes[next_block_slot_] > 0) {
     block = spec_.block_sizes[next_block_slot_];
+  } else {
+    const int64_t whole = extent && extent->is_static() && extent->size > 0
+                              ? std::min(block, extent->size)
+                              : block;
+    registered_default_block_ = std::max(registered_default_block_, whole);
+    if (default_block_cap_ > 0) block = std::min(block, default_block_cap_);
   }
   ++next_block_slot_;
   if (extent && extent->is_static() && extent->size > 0) {

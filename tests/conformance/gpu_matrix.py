@@ -22,7 +22,8 @@ A row named by --expect-wgmma must be such a row.
 A kernel the backend rejects with a located error (`file:line:col: error:`)
 is "rejected" (printed with its message), not a failure; a row named by
 --expect-rejected must be rejected with a matching message (the known limits
-that ctest pins down). All kernels run in
+that ctest pins down), and under a launcher named by --require-compiled
+every other row must compile (triton: the launcher takes every kernel). All kernels run in
 one process so that JAX and Triton start once.
 """
 import argparse
@@ -64,8 +65,12 @@ GPU_BLOCKS = {  # (kernel, dtype, label) -> block_sizes, Helion order
        ("softmax", "layer_norm", "rms_norm", "row_sum", "scaled_epilogue")},
     ("k_grid_matmul", "float32", "ragged"): (128, 64),
     ("grid_bmm", "float32", "ragged"): (64, 128),
-    ("fp8_matmul_quant", "float32", "even"): (64, 64, 128),
-    ("fp8_matmul_quant", "float32", "ragged"): (64, 64, 128),
+    # Lane selects read whole rows (a vocab of 512, or 1000 -> 1024): 128
+    # of them are a 65536-element tile, 32 warps.
+    **{(kernel, dtype, label): (32,)
+       for kernel in ("cross_entropy_rows", "label_nll")
+       for dtype, label in (("float32", "even"), ("bfloat16", "even"),
+                            ("float32", "ragged"))},
 }
 LOCATED = re.compile(r"^\S+:\d+:\d+: error: .*", re.MULTILINE)
 
@@ -252,6 +257,10 @@ def main(argv):
                         help="a row the backend must reject with a located error "
                              "matching REGEX, e.g. 'attention triton float32 even="
                              "f32 dots'; any other outcome is red")
+    parser.add_argument("--require-compiled", action="append", default=[],
+                        choices=sorted(CASES),
+                        help="a launcher whose rows must all compile, except those "
+                             "named by --expect-rejected: a located rejection is red")
     parser.add_argument("--expect-wgmma", action="append", default=[], metavar="ROW",
                         help="a Mosaic GPU row that must compile to plgpu.wgmma and "
                              "export with wgmma in its payload, e.g. 'matmul mosaic "
@@ -276,6 +285,11 @@ def main(argv):
                                 getattr(references, kernel), work)
                 if row in expected:
                     cells["compile"] = expect_rejection(cells["compile"], expected.pop(row))
+                elif (launcher in args.require_compiled
+                      and cells["compile"].status == "rejected"):
+                    cells["compile"] = lib.Cell(
+                        "FAIL", f"the {launcher} launcher must compile every kernel: "
+                                f"{cells['compile'].detail}")
                 if row in expected_wgmma:
                     expected_wgmma.discard(row)
                     if cells.get("interpret", lib.Cell("-")).status != "export-only":
