@@ -211,6 +211,14 @@ void RewriteFlatGathers(Function& fn) {
       }
     });
   });
+  // Flattened views that no load reads any more: the ones rewritten here
+  // and those the frontend already read through (lower_jagged_rows.cpp).
+  for (const Stmt& stmt : fn.body.stmts) {
+    if (stmt.kind == StmtKind::kAssign && stmt.results.size() == 1 &&
+        stmt.value && FlattenedBase(*stmt.value, defs) != nullptr) {
+      views.insert(stmt.results[0].name);
+    }
+  }
   if (!views.empty()) RemoveUnusedViews(fn, std::move(views));
 }
 

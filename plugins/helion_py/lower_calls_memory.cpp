@@ -89,6 +89,14 @@ Val KernelLowering::LoadCall(CallArgs& args) {
   if (!in_device()) {
     return Fail(args.loc, "hl.load must be inside an hl.tile loop");
   }
+  if (std::optional<Val> gathered =
+          JaggedRowsGather(*tensor, *index, c.LocOf(1, "index"))) {
+    if (IsNoneArg(mask) || gathered->kind == ValKind::kPoison) {
+      return std::move(*gathered);
+    }
+    return ApplyExtraMask(std::move(*gathered), *mask,
+                          c.LocOf(2, "extra_mask"));
+  }
   Val base = MaterializeRef(tensor->Clone(), "view");
   IndexList indices;
   if (!base.IsValue() ||
