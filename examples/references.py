@@ -204,6 +204,16 @@ def jagged_softmax(x_data, x_offsets):
     return out
 
 
+def jagged_rows_sum(x_data, x_offsets):
+    return jagged_sum(x_data, x_offsets)
+
+
+def jagged_rows_mean(x_data, x_offsets, x_feature_counts):
+    means = jagged_mean(x_data, x_offsets)
+    counts = np.asarray(x_feature_counts, dtype=np.int64)
+    return np.where(np.arange(means.shape[1])[None, :] < counts[:, None], means, 0.0)
+
+
 def embedding(indices, table):
     (t,) = _f64(table)
     return t[np.asarray(indices, dtype=np.int64)]
@@ -319,6 +329,15 @@ def _jagged_integer_args(shapes, rng):
     return {1: jagged_offsets(total, shapes[1][0] - 1, rng)}
 
 
+def _jagged_feature_integer_args(shapes, rng):
+    """Offsets as _jagged_integer_args, and a feature count per row in
+    [0, m] with 0 and m both present."""
+    m, rows = shapes[0][1], shapes[2][0]
+    counts = rng.integers(0, m + 1, size=rows)
+    counts[0], counts[-1] = 0, m
+    return {**_jagged_integer_args(shapes, rng), 2: counts}
+
+
 def _embedding_integer_args(shapes, rng):
     return {0: rng.integers(0, shapes[1][0], size=shapes[0])}
 
@@ -350,6 +369,8 @@ INTEGER_ARGS = {
     "jagged_sum": _jagged_integer_args,
     "jagged_mean": _jagged_integer_args,
     "jagged_softmax": _jagged_integer_args,
+    "jagged_rows_sum": _jagged_integer_args,
+    "jagged_rows_mean": _jagged_feature_integer_args,
     "embedding": _embedding_integer_args,
     "embedding_rows": _embedding_integer_args,
     "gather_gemv": _gather_gemv_integer_args,

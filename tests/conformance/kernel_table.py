@@ -23,7 +23,7 @@ KERNELS = (
     "conditional_rescale",
     "embedding_rows", "gather_gemv", "masked_splice", "jagged_gather_sum",
     "chunk_state", "lagged_diff", "concat_seq", "neighbor_sum", "concat_cols",
-    "cross_entropy_rows", "label_nll",
+    "cross_entropy_rows", "label_nll", "jagged_rows_sum", "jagged_rows_mean",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -121,6 +121,15 @@ SPECS = {
     "jagged_softmax": KernelSpec({"even": [(512, 256), (9,)],
                                   "ragged": [(300, 200), (14,)]},
                                  dtypes=("float32",), arg_dtypes=(None, "int32")),
+    # hl.jagged_tile over a tile of rows read through the flattened data
+    # (one row per grid step, as above; f32 only).
+    "jagged_rows_sum": KernelSpec({"even": [(512, 256), (9,)],
+                                   "ragged": [(300, 200), (14,)]},
+                                  dtypes=("float32",), arg_dtypes=(None, "int32")),
+    "jagged_rows_mean": KernelSpec({"even": [(512, 256), (9,), (8,)],
+                                    "ragged": [(300, 200), (14,), (13,)]},
+                                   dtypes=("float32",),
+                                   arg_dtypes=(None, "int32", "int32")),
     "embedding": KernelSpec({"even": [(64,), (512, 256)], "ragged": [(37,), (1000, 200)]},
                             dtypes=("float32",), arg_dtypes=("int32", None),
                             large=(LargeCase("vocab 8192 d 256 n 4096",

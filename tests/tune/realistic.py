@@ -40,6 +40,8 @@ REALISTIC = {
     "jagged_sum": ([(4096, 512), (257,)], F32),
     "jagged_mean": ([(4096, 512), (257,)], F32),
     "jagged_softmax": ([(4096, 512), (257,)], F32),
+    "jagged_rows_sum": ([(4096, 512), (257,)], F32),
+    "jagged_rows_mean": ([(4096, 512), (257,), (256,)], F32),
     "embedding": ([(4096,), (8192, 256)], F32),
     "conditional_rescale": ([(4096, 1024), (4096,)], F32),
     "embedding_rows": ([(4096,), (8192, 256)], F32),
