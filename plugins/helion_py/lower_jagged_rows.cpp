@@ -485,7 +485,7 @@ std::optional<Val> KernelLowering::JaggedRowsGather(const Val& ref,
   const Expr& flat = ResolveDefinition(*item.expr, &context);
   const size_t rank = flat.type.rank();
   if (flat.op != OpKind::kAdd || flat.operands.size() != 2) {
-    return unsupported();
+    return std::nullopt;
   }
   std::optional<std::pair<std::string, size_t>> rows, lanes;
   const Expr* row_length = nullptr;
@@ -504,7 +504,11 @@ std::optional<Val> KernelLowering::JaggedRowsGather(const Val& ref,
       row_length = product.operands[1 - m].get();
     }
   }
-  if (!rows || !lanes || rows->second >= lanes->second) return unsupported();
+  // An index that is not rows of tiles and row scalars (data, as in
+  // `idx[tile][:, None] * n + lanes`) is left to the general gather path
+  // and its diagnostics.
+  if (!rows || !lanes) return std::nullopt;
+  if (rows->second >= lanes->second) return unsupported();
   for (size_t axis = 0; axis < rank; ++axis) {
     if (axis != rows->second && axis != lanes->second &&
         !(flat.type.shape[axis] == Dim::Static(1))) {
