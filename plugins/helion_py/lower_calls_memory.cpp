@@ -173,6 +173,10 @@ bool KernelLowering::PrepareWrite(const Val& target, const Val& index,
                                   SourceLoc value_loc, std::string_view what,
                                   Val& base, IndexList& indices,
                                   ExprPtr& stored) {
+  if (std::optional<bool> written = JaggedRowsWrite(
+          target, index, value, index_loc, value_loc, base, indices, stored)) {
+    return *written;
+  }
   base = MaterializeRef(target.Clone(), "view");
   if (!base.IsValue() || !IndexListArg(base, index, index_loc, indices) ||
       !RejectScatter(indices, index_loc, what)) {

@@ -113,6 +113,16 @@ struct Val {
   static Val Tuple(std::vector<Val> elems, bool is_list = false);
 };
 
+// A flat element access read as a block of rows (lower_jagged_rows.cpp):
+// base[tile_k, tile_m], the index's other axes of size 1.
+struct JaggedRowsAccess {
+  ExprPtr base;  // null after an error was reported
+  IndexList indices;
+  size_t rank = 0;
+  size_t row_axis = 0;
+  size_t lane_axis = 0;
+};
+
 // One call's evaluated arguments.
 struct CallArgs {
   std::vector<Val> positional;
@@ -262,6 +272,18 @@ class KernelLowering {
   std::optional<Val> JaggedRowsGather(const Val& ref, const Val& index,
                                       SourceLoc loc);
   ExprPtr RowsOf(const Expr& ref, const Expr& row_length, SourceLoc loc);
+  // The block access both of those read or write; `base` is null after an
+  // error was reported.
+  std::optional<JaggedRowsAccess> MatchJaggedRows(const Val& ref,
+                                                  const Val& index,
+                                                  SourceLoc loc);
+  // hl.store(x.view(-1), [the same index], value): x[tile_k, tile_m] =
+  // value without its new axes. nullopt when the write is not one; else
+  // whether it lowered (PrepareWrite's outputs are set).
+  std::optional<bool> JaggedRowsWrite(const Val& target, const Val& index,
+                                      const Val& value, SourceLoc index_loc,
+                                      SourceLoc value_loc, Val& base,
+                                      IndexList& indices, ExprPtr& stored);
   bool quiet() const { return quiet_; }
   const std::string& path() const { return path_; }
 

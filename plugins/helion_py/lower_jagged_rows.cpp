@@ -28,6 +28,7 @@
 #include "fmt/format.h"
 #include "lower_internal.h"
 #include "tessera/ir/text.h"
+#include "tessera/ir/type_inference.h"
 
 namespace tessera::helion_py {
 namespace {
@@ -457,9 +458,8 @@ ExprPtr KernelLowering::RowsOf(const Expr& ref, const Expr& row_length,
   return MakeVar(name, type);
 }
 
-std::optional<Val> KernelLowering::JaggedRowsGather(const Val& ref,
-                                                    const Val& index,
-                                                    SourceLoc loc) {
+std::optional<JaggedRowsAccess> KernelLowering::MatchJaggedRows(
+    const Val& ref, const Val& index, SourceLoc loc) {
   const Val& item = index.kind == ValKind::kTuple && index.elems.size() == 1
                         ? index.elems[0]
                         : index;
@@ -467,7 +467,7 @@ std::optional<Val> KernelLowering::JaggedRowsGather(const Val& ref,
       item.type().rank() < 2 || !IsInteger(item.type().dtype)) {
     return std::nullopt;
   }
-  auto unsupported = [&]() -> std::optional<Val> {
+  auto unsupported = [&]() -> std::optional<JaggedRowsAccess> {
     Diagnostic* d = Report(
         loc, fmt::format("an element gather through a flattened tensor with "
                          "a rank-{} index is supported only as rows times "
@@ -479,7 +479,7 @@ std::optional<Val> KernelLowering::JaggedRowsGather(const Val& ref,
          "tile_k.index[None, :] of an hl.jagged_tile: a TPU cannot gather "
          "lanes across vregs, so Tessera reads the block x[tile_k, tile_m] "
          "instead");
-    return Val::Poison();
+    return JaggedRowsAccess{};
   };
   const Expr* context = nullptr;
   const Expr& flat = ResolveDefinition(*item.expr, &context);
@@ -522,21 +522,34 @@ std::optional<Val> KernelLowering::JaggedRowsGather(const Val& ref,
   if (!base) return unsupported();
   NoteTileUse(row_tile->ordinal, true, false);
   NoteTileUse(lane_tile->ordinal, true, true);
-  IndexList indices;
-  indices.push_back(
+  JaggedRowsAccess access;
+  access.base = std::move(base);
+  access.indices.push_back(
       Index(IndexKind::kTile,
             MakeVar(row_tile->name, Type::Tile(Dim::Static(row_tile->block)))));
-  indices.push_back(Index(
+  access.indices.push_back(Index(
       IndexKind::kTile,
       MakeVar(lane_tile->name, Type::Tile(Dim::Static(lane_tile->block)))));
+  access.rank = rank;
+  access.row_axis = rows->second;
+  access.lane_axis = lanes->second;
+  return access;
+}
+
+std::optional<Val> KernelLowering::JaggedRowsGather(const Val& ref,
+                                                    const Val& index,
+                                                    SourceLoc loc) {
+  std::optional<JaggedRowsAccess> access = MatchJaggedRows(ref, index, loc);
+  if (!access) return std::nullopt;
+  if (!access->base) return Val::Poison();
   ExprList operands;
-  operands.push_back(std::move(base));
+  operands.push_back(std::move(access->base));
   Val loaded = MakeTyped(OpKind::kLoad, std::move(operands), {}, loc,
-                         std::move(indices));
-  if (!loaded.IsValue() || rank == 2) return loaded;
+                         std::move(access->indices));
+  if (!loaded.IsValue() || access->rank == 2) return loaded;
   IndexList axes;
-  for (size_t axis = 0; axis < rank; ++axis) {
-    axes.push_back(axis == rows->second || axis == lanes->second
+  for (size_t axis = 0; axis < access->rank; ++axis) {
+    axes.push_back(axis == access->row_axis || axis == access->lane_axis
                        ? Index(IndexKind::kSlice)
                        : Index(IndexKind::kNewAxis));
   }
@@ -544,6 +557,43 @@ std::optional<Val> KernelLowering::JaggedRowsGather(const Val& ref,
   subscripted.push_back(std::move(loaded.expr));
   return MakeTyped(OpKind::kSubscript, std::move(subscripted), {}, loc,
                    std::move(axes));
+}
+
+std::optional<bool> KernelLowering::JaggedRowsWrite(
+    const Val& target, const Val& index, const Val& value, SourceLoc index_loc,
+    SourceLoc value_loc, Val& base, IndexList& indices, ExprPtr& stored) {
+  std::optional<JaggedRowsAccess> access =
+      MatchJaggedRows(target, index, index_loc);
+  if (!access) return std::nullopt;
+  if (!access->base) return false;
+  // The value has the index's shape; its one-element axes go.
+  Val squeezed = value.Clone();
+  if (squeezed.IsTensor() && squeezed.type().rank() == access->rank &&
+      access->rank > 2) {
+    IndexList axes;
+    for (size_t axis = 0; axis < access->rank; ++axis) {
+      axes.push_back(axis == access->row_axis || axis == access->lane_axis
+                         ? Index(IndexKind::kSlice)
+                         : Index(IndexKind::kScalar,
+                                 MakeIntConst(0, DType::kI64, value_loc)));
+    }
+    ExprList operands;
+    operands.push_back(std::move(squeezed.expr));
+    squeezed = MakeTyped(OpKind::kSubscript, std::move(operands), {}, value_loc,
+                         std::move(axes));
+    if (!squeezed.IsValue()) return false;
+  }
+  const Type ref_type = access->base->type;
+  base = Val::Value(std::move(access->base));
+  indices = std::move(access->indices);
+  std::vector<Type> types = {ref_type};
+  absl::StatusOr<Type> region = InferType(OpKind::kLoad, types, indices, {});
+  if (!region.ok()) {
+    Fail(index_loc, std::string(region.status().message()));
+    return false;
+  }
+  stored = CoerceForStore(std::move(squeezed), *region, value_loc);
+  return stored != nullptr;
 }
 
 }  // namespace tessera::helion_py
