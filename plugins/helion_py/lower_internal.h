@@ -272,6 +272,7 @@ class KernelLowering {
   std::optional<Val> JaggedRowsGather(const Val& ref, const Val& index,
                                       SourceLoc loc);
   ExprPtr RowsOf(const Expr& ref, const Expr& row_length, SourceLoc loc);
+  void NameAllocation(const Expr& view);
   // The block access both of those read or write; `base` is null after an
   // error was reported.
   std::optional<JaggedRowsAccess> MatchJaggedRows(const Val& ref,

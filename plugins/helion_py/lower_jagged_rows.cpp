@@ -411,6 +411,28 @@ void KernelLowering::LowerJaggedTileLoop(const PyStmt& stmt, const Node& call) {
   Emit(std::move(loop));
 }
 
+// `torch.empty((l, k)).view(-1)`: the allocation gets a name of its own
+// (a host statement before the view's), so that a kernel can index its
+// rows.
+void KernelLowering::NameAllocation(const Expr& view) {
+  std::vector<Stmt>& host = blocks_.front()->stmts;
+  for (size_t i = 0; i < host.size(); ++i) {
+    if (host[i].kind != StmtKind::kAssign || host[i].value.get() != &view) {
+      continue;
+    }
+    ExprPtr& allocation = host[i].value->operands[0];
+    const std::string name = Fresh(host[i].results[0].name + "_2d");
+    taken_.insert(name);
+    const Type type = allocation->type;
+    const SourceLoc loc = host[i].loc;
+    Stmt assign = MakeAssign(Value{name, type}, std::move(allocation), loc);
+    allocation = MakeVar(name, type, loc);
+    host.insert(host.begin() + static_cast<std::ptrdiff_t>(i),
+                std::move(assign));
+    return;
+  }
+}
+
 // The rank-2 ref whose rows `ref` flattens, with row length `row_length`:
 // x for `x.view(-1)` of a rank-2 x (the row length must be x.size(1)); for
 // a rank-1 ref (a flattened parameter, which Tessera sees as rank 1) a host
@@ -418,10 +440,31 @@ void KernelLowering::LowerJaggedTileLoop(const PyStmt& stmt, const Node& call) {
 ExprPtr KernelLowering::RowsOf(const Expr& ref, const Expr& row_length,
                                SourceLoc loc) {
   const Expr& view = ResolveDefinition(ref);
+  if (view.op == OpKind::kReshape && view.operands[0]->type.is_ref() &&
+      view.operands[0]->type.rank() == 2 &&
+      (view.operands[0]->op == OpKind::kEmpty ||
+       view.operands[0]->op == OpKind::kAllocFull)) {
+    NameAllocation(view);
+  }
   if (view.op == OpKind::kReshape && view.operands[0]->op == OpKind::kVar &&
       view.operands[0]->type.is_ref() && view.operands[0]->type.rank() == 2) {
-    if (!IsRowLength(*this, row_length, *view.operands[0])) return nullptr;
-    return CloneExpr(*view.operands[0]);
+    const Expr& rows = *view.operands[0];
+    if (!IsRowLength(*this, row_length, rows)) {
+      // Another size of the signature (`D` of `dense.shape`, which the
+      // matmul after the gather forces equal anyway): the flat index reads
+      // rows of x only when it is x's row length, which the host checks.
+      const Expr& length = row_length;
+      const Dim& row = rows.type.shape[1];
+      if (length.op != OpKind::kVar || row.is_static() ||
+          !symbol_order_.count(length.name)) {
+        return nullptr;
+      }
+      const Dim other = Dim::Symbol(length.name);
+      if (!(Substitute(row, aliases_) == Substitute(other, aliases_))) {
+        UnifyDims(row, other, loc, "flat index row length");
+      }
+    }
+    return CloneExpr(rows);
   }
   // A row length the host knows: a scalar parameter or size symbol.
   const Expr& length = ResolveDefinition(row_length);
