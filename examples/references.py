@@ -214,6 +214,24 @@ def jagged_rows_mean(x_data, x_offsets, x_feature_counts):
     return np.where(np.arange(means.shape[1])[None, :] < counts[:, None], means, 0.0)
 
 
+def jagged_rows_layer_norm(x_data, x_offsets, eps=1e-5):
+    (x,) = _f64(x_data)
+    out = np.zeros_like(x)
+    for a, b in _segments(x_offsets):
+        if b > a:
+            seg = x[a:b]
+            out[a:b] = (seg - seg.mean()) / np.sqrt(seg.var() + eps)
+    return out
+
+
+def jagged_rows_bmm(x_offsets, jagged, dense, bias):
+    x, w, c = _f64(jagged, dense, bias)
+    out = np.zeros((x.shape[0], w.shape[2]))
+    for s, (a, b) in enumerate(_segments(x_offsets)):
+        out[a:b] = x[a:b] @ w[s] + c[s]
+    return out
+
+
 def embedding(indices, table):
     (t,) = _f64(table)
     return t[np.asarray(indices, dtype=np.int64)]
@@ -338,6 +356,14 @@ def _jagged_feature_integer_args(shapes, rng):
     return {**_jagged_integer_args(shapes, rng), 2: counts}
 
 
+def _jagged_bmm_integer_args(shapes, rng):
+    """Offsets first: [b + 1] over the jagged rows of argument 1, the first
+    segment empty (few segments: the random ones may have no empty one)."""
+    offsets = jagged_offsets(shapes[1][0], shapes[0][0] - 1, rng)
+    offsets[1] = 0
+    return {0: offsets}
+
+
 def _embedding_integer_args(shapes, rng):
     return {0: rng.integers(0, shapes[1][0], size=shapes[0])}
 
@@ -371,6 +397,8 @@ INTEGER_ARGS = {
     "jagged_softmax": _jagged_integer_args,
     "jagged_rows_sum": _jagged_integer_args,
     "jagged_rows_mean": _jagged_feature_integer_args,
+    "jagged_rows_layer_norm": _jagged_integer_args,
+    "jagged_rows_bmm": _jagged_bmm_integer_args,
     "embedding": _embedding_integer_args,
     "embedding_rows": _embedding_integer_args,
     "gather_gemv": _gather_gemv_integer_args,

@@ -24,6 +24,7 @@ KERNELS = (
     "embedding_rows", "gather_gemv", "masked_splice", "jagged_gather_sum",
     "chunk_state", "lagged_diff", "concat_seq", "neighbor_sum", "concat_cols",
     "cross_entropy_rows", "label_nll", "jagged_rows_sum", "jagged_rows_mean",
+    "jagged_rows_layer_norm", "jagged_rows_bmm",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -130,6 +131,15 @@ SPECS = {
                                     "ragged": [(300, 200), (14,), (13,)]},
                                    dtypes=("float32",),
                                    arg_dtypes=(None, "int32", "int32")),
+    "jagged_rows_layer_norm": KernelSpec({"even": [(512, 256), (9,)],
+                                          "ragged": [(300, 200), (14,)]},
+                                         dtypes=("float32",),
+                                         arg_dtypes=(None, "int32")),
+    # offsets [b + 1], jagged [total, d], dense [b, d, n], bias [b, n].
+    "jagged_rows_bmm": KernelSpec({"even": [(5,), (512, 128), (4, 128, 256), (4, 256)],
+                                   "ragged": [(7,), (300, 136), (6, 136, 200), (6, 200)]},
+                                  dtypes=("float32",),
+                                  arg_dtypes=("int32", None, None, None)),
     "embedding": KernelSpec({"even": [(64,), (512, 256)], "ragged": [(37,), (1000, 200)]},
                             dtypes=("float32",), arg_dtypes=("int32", None),
                             large=(LargeCase("vocab 8192 d 256 n 4096",
