@@ -232,6 +232,13 @@ def jagged_rows_bmm(x_offsets, jagged, dense, bias):
     return out
 
 
+def jagged_prefix_add(y, x_offsets, bonus):
+    y64, b64 = _f64(y, bonus)
+    lengths = np.diff(np.asarray(x_offsets, dtype=np.int64))
+    inside = np.arange(y64.shape[1])[None, :] < lengths[:, None]
+    return y64 + np.where(inside, b64[:, None], 0.0)
+
+
 def embedding(indices, table):
     (t,) = _f64(table)
     return t[np.asarray(indices, dtype=np.int64)]
@@ -364,6 +371,15 @@ def _jagged_bmm_integer_args(shapes, rng):
     return {0: offsets}
 
 
+def _prefix_integer_args(shapes, rng):
+    """Offsets of rows of 0..n columns (some empty, one full)."""
+    rows, n = shapes[0]
+    lengths = rng.integers(0, n + 1, size=rows)
+    lengths[rng.random(rows) < 1 / 3] = 0
+    lengths[-1] = n
+    return {1: np.concatenate([[0], np.cumsum(lengths)])}
+
+
 def _embedding_integer_args(shapes, rng):
     return {0: rng.integers(0, shapes[1][0], size=shapes[0])}
 
@@ -399,6 +415,7 @@ INTEGER_ARGS = {
     "jagged_rows_mean": _jagged_feature_integer_args,
     "jagged_rows_layer_norm": _jagged_integer_args,
     "jagged_rows_bmm": _jagged_bmm_integer_args,
+    "jagged_prefix_add": _prefix_integer_args,
     "embedding": _embedding_integer_args,
     "embedding_rows": _embedding_integer_args,
     "gather_gemv": _gather_gemv_integer_args,

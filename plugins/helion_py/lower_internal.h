@@ -258,7 +258,7 @@ class KernelLowering {
   const Expr& ResolveDefinition(const Expr& expr,
                                 const Expr** context = nullptr) const;
   const TileVal* TileNamed(const std::string& ir_name) const;
-  // `offsets[tile_b]` or `offsets[tile_b.index + c]` of a rank-1 integer
+  // `offsets[tile_b]` or `offsets[tile_b.index + c]` of a rank-1 32-bit
   // ref, tile_b a rows tile: the scalar read, broadcast to the one row.
   std::optional<Val> JaggedRowRead(const Val& ref,
                                    const std::vector<Val>& items,
@@ -273,6 +273,10 @@ class KernelLowering {
                                       SourceLoc loc);
   ExprPtr RowsOf(const Expr& ref, const Expr& row_length, SourceLoc loc);
   void NameAllocation(const Expr& view);
+  // x[starts[:, None] + tile.index[None, :]] of a rank-1 x: the shifted
+  // tile index tile.index + start, with new axes.
+  std::optional<Val> JaggedShiftedGather(const Val& ref, const Val& index,
+                                         SourceLoc loc);
   // The block access both of those read or write; `base` is null after an
   // error was reported.
   std::optional<JaggedRowsAccess> MatchJaggedRows(const Val& ref,

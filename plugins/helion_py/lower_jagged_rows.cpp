@@ -23,6 +23,7 @@
 // row, x[start + k, lane] = x[tile_k (absolute), tile_m]: a load of a
 // VMEM-resident block that the jagged loop masks outside [start, end).
 #include <map>
+#include <memory>
 #include <set>
 
 #include "fmt/format.h"
@@ -47,6 +48,8 @@ struct IndexForm {
   size_t rank = 0;
   std::map<std::pair<std::string, size_t>, int64_t> tiles;  // (tile, axis)
   std::map<std::string, int64_t> scalars;  // printed scalar -> coefficient
+  // The scalar of each key, to rebuild the sum.
+  std::map<std::string, std::shared_ptr<const Expr>> scalar_exprs;
   void Add(const IndexForm& other, int64_t sign) {
     // PyTorch broadcasting aligns trailing axes.
     const size_t rank_out = std::max(rank, other.rank);
@@ -62,6 +65,7 @@ struct IndexForm {
       if (c != 0) tiles[key] = c;
     }
     for (const auto& [key, c] : other.scalars) scalars[key] += sign * c;
+    scalar_exprs.insert(other.scalar_exprs.begin(), other.scalar_exprs.end());
     std::erase_if(scalars, [](const auto& entry) { return entry.second == 0; });
     rank = rank_out;
   }
@@ -81,7 +85,9 @@ std::optional<IndexForm> FormOf(const KernelLowering& lowering,
   if (e.type.is_scalar()) {
     ExprPtr scalar = lowering.RowScalar(e, context);
     if (!scalar) return std::nullopt;
-    form.scalars[PrintExpr(*scalar)] = 1;
+    const std::string key = PrintExpr(*scalar);
+    form.scalars[key] = 1;
+    form.scalar_exprs[key] = std::shared_ptr<const Expr>(scalar.release());
     return form;
   }
   if (e.op == OpKind::kBroadcastTo && e.operands[0]->type.is_scalar()) {
@@ -120,6 +126,7 @@ std::optional<IndexForm> FormOf(const KernelLowering& lowering,
     IndexForm moved;
     moved.rank = result_axis;
     moved.scalars = inner->scalars;
+    moved.scalar_exprs = inner->scalar_exprs;
     for (const auto& [key, c] : inner->tiles) {
       moved.tiles[{key.first, axis_map[key.second]}] = c;
     }
@@ -182,6 +189,32 @@ const std::set<std::string>& KernelLowering::JaggedRowTiles() {
     WalkStmtNodes(stmt.body, [&](const Node& node) {
       has_jagged = has_jagged || IsJaggedTileCall(node);
     });
+    // `max_nnz = nnz.amax()` bounding an hl.tile: the max over a rows tile,
+    // a scalar only when the tile has one row.
+    std::set<std::string> maxima;
+    WalkStmtNodes(
+        stmt.body, [](const Node&) {},
+        [&](const PyStmt& inner) {
+          if (inner.kind != PyStmtKind::kAssign || inner.targets.size() != 1 ||
+              inner.targets[0]->kind != NodeKind::kName || !inner.value) {
+            return;
+          }
+          bool reduces = false;
+          WalkNodes(*inner.value, [&](const Node& node) {
+            reduces = reduces || (node.kind == NodeKind::kAttribute &&
+                                  (node.text == "amax" || node.text == "max"));
+          });
+          if (reduces) maxima.insert(inner.targets[0]->text);
+        });
+    WalkStmtNodes(
+        stmt.body, [](const Node&) {},
+        [&](const PyStmt& inner) {
+          if (inner.kind != PyStmtKind::kFor || !inner.iter) return;
+          WalkNodes(*inner.iter, [&](const Node& node) {
+            has_jagged = has_jagged || (node.kind == NodeKind::kName &&
+                                        maxima.count(node.text) != 0);
+          });
+        });
     if (has_jagged) jagged_row_tiles_->insert(stmt.target->text);
   }
   return *jagged_row_tiles_;
@@ -235,8 +268,11 @@ const TileVal* KernelLowering::TileNamed(const std::string& ir_name) const {
 std::optional<Val> KernelLowering::JaggedRowRead(const Val& ref,
                                                  const std::vector<Val>& items,
                                                  SourceLoc loc) {
-  if (!ref.IsRef() || ref.type().rank() != 1 || !IsInteger(ref.type().dtype) ||
-      items.size() != 1) {
+  // Rank-1 refs of 32-bit words: SMEM holds them (a block of one element
+  // on the lane dim is not TPU-legal, a scalar read is).
+  const DType dtype = ref.IsRef() ? ref.type().dtype : DType::kF32;
+  if (!ref.IsRef() || ref.type().rank() != 1 ||
+      !(IsInteger(dtype) || dtype == DType::kF32) || items.size() != 1) {
     return std::nullopt;
   }
   const Val& item = items[0];
@@ -291,6 +327,14 @@ ExprPtr KernelLowering::RowScalar(const Expr& value,
   if (e.type.is_scalar() && e.op == OpKind::kLoad) return CloneExpr(e);
   if (e.op == OpKind::kConst && e.type.is_scalar()) return CloneExpr(e);
   if (e.op == OpKind::kBroadcastTo && e.operands[0]->type.is_scalar()) {
+    return RowScalar(*e.operands[0], context);
+  }
+  // amax / amin / sum of a one-row vector (`nnz.amax()` over a rows tile
+  // of one row) is its one element.
+  if ((e.op == OpKind::kAmax || e.op == OpKind::kAmin ||
+       e.op == OpKind::kSum) &&
+      e.operands.size() == 1 && e.operands[0]->type.is_tensor() &&
+      e.operands[0]->type.shape == Shape{Dim::Static(1)}) {
     return RowScalar(*e.operands[0], context);
   }
   if (e.op == OpKind::kCast && e.operands.size() == 1) {
@@ -579,9 +623,72 @@ std::optional<JaggedRowsAccess> KernelLowering::MatchJaggedRows(
   return access;
 }
 
+std::optional<Val> KernelLowering::JaggedShiftedGather(const Val& ref,
+                                                       const Val& index,
+                                                       SourceLoc loc) {
+  const Val& item = index.kind == ValKind::kTuple && index.elems.size() == 1
+                        ? index.elems[0]
+                        : index;
+  if (!ref.IsRef() || ref.type().rank() != 1 || !item.IsTensor() ||
+      item.type().rank() < 2 || !IsInteger(item.type().dtype)) {
+    return std::nullopt;
+  }
+  const Expr* context = nullptr;
+  const Expr& value = ResolveDefinition(*item.expr, &context);
+  std::optional<IndexForm> form = FormOf(*this, value, context);
+  const size_t rank = value.type.rank();
+  if (!form || form->tiles.size() != 1 || form->scalars.empty() ||
+      form->tiles.begin()->second != 1 || form->rank > rank) {
+    return std::nullopt;
+  }
+  const auto& [tile_name, own_axis] = form->tiles.begin()->first;
+  const size_t axis = own_axis + rank - form->rank;
+  for (size_t d = 0; d < rank; ++d) {
+    if (d != axis && !(value.type.shape[d] == Dim::Static(1))) {
+      return std::nullopt;
+    }
+  }
+  const TileVal* tile = TileNamed(tile_name);
+  if (tile == nullptr || !tile->index_origin.empty()) return std::nullopt;
+  // tile.index + (sum of the row's scalars): a shifted tile index.
+  Val tile_val;
+  tile_val.kind = ValKind::kTile;
+  tile_val.tile = *tile;
+  Val shifted = TileIndexOf(tile_val, loc);
+  for (const auto& [key, coefficient] : form->scalars) {
+    Val term = Val::Value(CloneExpr(*form->scalar_exprs.at(key)));
+    if (coefficient != 1) {
+      term =
+          Binary(BinaryOp::kMul, std::move(term), Val::Int(coefficient), loc);
+    }
+    shifted = Binary(BinaryOp::kAdd, std::move(shifted), std::move(term), loc);
+  }
+  if (!shifted.IsValue() || !MatchTileShift(*shifted.expr)) return std::nullopt;
+  NoteTileUse(tile->ordinal, true, true);
+  IndexList indices;
+  indices.push_back(Index(IndexKind::kShiftedTile, std::move(shifted.expr)));
+  ExprList operands;
+  operands.push_back(CloneExpr(*ref.expr));
+  Val loaded = MakeTyped(OpKind::kLoad, std::move(operands), {}, loc,
+                         std::move(indices));
+  if (!loaded.IsValue()) return loaded;
+  IndexList axes;
+  for (size_t d = 0; d < rank; ++d) {
+    axes.push_back(d == axis ? Index(IndexKind::kSlice)
+                             : Index(IndexKind::kNewAxis));
+  }
+  ExprList subscripted;
+  subscripted.push_back(std::move(loaded.expr));
+  return MakeTyped(OpKind::kSubscript, std::move(subscripted), {}, loc,
+                   std::move(axes));
+}
+
 std::optional<Val> KernelLowering::JaggedRowsGather(const Val& ref,
                                                     const Val& index,
                                                     SourceLoc loc) {
+  if (std::optional<Val> shifted = JaggedShiftedGather(ref, index, loc)) {
+    return shifted;
+  }
   std::optional<JaggedRowsAccess> access = MatchJaggedRows(ref, index, loc);
   if (!access) return std::nullopt;
   if (!access->base) return Val::Poison();

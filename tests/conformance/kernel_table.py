@@ -24,7 +24,7 @@ KERNELS = (
     "embedding_rows", "gather_gemv", "masked_splice", "jagged_gather_sum",
     "chunk_state", "lagged_diff", "concat_seq", "neighbor_sum", "concat_cols",
     "cross_entropy_rows", "label_nll", "jagged_rows_sum", "jagged_rows_mean",
-    "jagged_rows_layer_norm", "jagged_rows_bmm",
+    "jagged_rows_layer_norm", "jagged_rows_bmm", "jagged_prefix_add",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -140,6 +140,11 @@ SPECS = {
                                    "ragged": [(7,), (300, 136), (6, 136, 200), (6, 200)]},
                                   dtypes=("float32",),
                                   arg_dtypes=("int32", None, None, None)),
+    # Loop bounds `lengths.amax()` over a rows tile (one row per step).
+    "jagged_prefix_add": KernelSpec({"even": [(16, 256), (17,), (16,)],
+                                     "ragged": [(13, 200), (14,), (13,)]},
+                                    dtypes=("float32",),
+                                    arg_dtypes=(None, "int32", None)),
     "embedding": KernelSpec({"even": [(64,), (512, 256)], "ragged": [(37,), (1000, 200)]},
                             dtypes=("float32",), arg_dtypes=("int32", None),
                             large=(LargeCase("vocab 8192 d 256 n 4096",

@@ -43,6 +43,7 @@ REALISTIC = {
     "jagged_rows_sum": ([(4096, 512), (257,)], F32),
     "jagged_rows_mean": ([(4096, 512), (257,), (256,)], F32),
     "jagged_rows_layer_norm": ([(4096, 512), (257,)], F32),
+    "jagged_prefix_add": ([(4096, 1024), (4097,), (4096,)], F32),
     "jagged_rows_bmm": ([(65,), (4096, 256), (64, 256, 256), (64, 256)], F32),
     "embedding": ([(4096,), (8192, 256)], F32),
     "conditional_rescale": ([(4096, 1024), (4096,)], F32),
