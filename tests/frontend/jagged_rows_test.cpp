@@ -153,5 +153,28 @@ TEST(JaggedRows, OtherFlatGathersAreALocatedError) {
               "lane tile");
 }
 
+TEST(JaggedRows, MaxOfLengthsBoundsALoopAndShiftsARank1Gather) {
+  CompileResult r = CompileBody(
+      "    for tile_b in hl.tile(num_rows):\n"
+      "        starts = x_offsets[tile_b]\n"
+      "        nnz = x_offsets[tile_b.index + 1] - starts\n"
+      "        longest = nnz.amax()\n"
+      "        for tile_n in hl.tile(0, longest):\n"
+      "            v = hl.load(x_counts, [starts[:, None] + "
+      "tile_n.index[None, :]])\n"
+      "            out[tile_b, tile_n] = v.to(torch.float32)\n"
+      "        for tile_n in hl.tile(longest, m):\n"
+      "            out[tile_b, tile_n] = 0.0\n");
+  ASSERT_TRUE(r.module) << r.diagnostics;
+  ExpectIrHas(r, "tile_b: tile<1>");
+  ExpectIrHas(r,
+              "for tile_n: tile<128> in tile(0:cast(sub(load(x_offsets)["
+              "scalar(add(tile_begin(tile_b), 1))], load(x_offsets)[scalar("
+              "tile_begin(tile_b))])) {dtype = i64}:128)");
+  ExpectIrHas(r,
+              "subscript(load(x_counts)[shifted(add(tile_index(tile_n), "
+              "load(x_offsets)[scalar(tile_begin(tile_b))]))])[None, :]");
+}
+
 }  // namespace
 }  // namespace tessera::helion_py::testing
