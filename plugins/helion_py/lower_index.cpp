@@ -300,7 +300,10 @@ Val KernelLowering::Subscript(const Node& node) {
     Diagnostic* d = Report(node.loc,
                            "indexing a tensor outside an hl.tile loop "
                            "is not supported");
-    Note(d, "host code may only query sizes, allocate and make views");
+    Note(d,
+         "host code may only query sizes, allocate and make views: the host "
+         "function is traced by jax.jit, where shapes cannot depend on "
+         "tensor data (e.g. an output sized int(offsets[-1].item()))");
     return Val::Poison();
   }
   if (is_load) {

@@ -176,5 +176,28 @@ TEST(JaggedRows, MaxOfLengthsBoundsALoopAndShiftsARank1Gather) {
               "load(x_offsets)[scalar(tile_begin(tile_b))]))])[None, :]");
 }
 
+TEST(JaggedRows, DataDependentHostSizeIsALocatedError) {
+  // Helion's jagged_softmax sizes its output from the last offset.
+  CompileResult r = Compile(
+      "import torch\n"
+      "import helion\n"
+      "import helion.language as hl\n"
+      "\n"
+      "@helion.kernel()\n"
+      "def k(x_data, x_offsets):\n"
+      "    n = int(x_offsets[-1].item())\n"
+      "    out = torch.zeros(n * x_data.size(1), dtype=x_data.dtype)\n"
+      "    for tile_b in hl.tile(x_offsets.size(0) - 1):\n"
+      "        out[tile_b] = 0.0\n"
+      "    return out\n");
+  ExpectError(r, 7, 13,
+              "indexing a tensor outside an hl.tile loop is not supported");
+  ASSERT_FALSE(r.errors.empty());
+  EXPECT_NE(
+      r.errors[0].notes[0].message.find("shapes cannot depend on tensor data"),
+      std::string::npos)
+      << r.diagnostics;
+}
+
 }  // namespace
 }  // namespace tessera::helion_py::testing
