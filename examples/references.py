@@ -204,6 +204,41 @@ def jagged_softmax(x_data, x_offsets):
     return out
 
 
+def jagged_rows_sum(x_data, x_offsets):
+    return jagged_sum(x_data, x_offsets)
+
+
+def jagged_rows_mean(x_data, x_offsets, x_feature_counts):
+    means = jagged_mean(x_data, x_offsets)
+    counts = np.asarray(x_feature_counts, dtype=np.int64)
+    return np.where(np.arange(means.shape[1])[None, :] < counts[:, None], means, 0.0)
+
+
+def jagged_rows_layer_norm(x_data, x_offsets, eps=1e-5):
+    (x,) = _f64(x_data)
+    out = np.zeros_like(x)
+    for a, b in _segments(x_offsets):
+        if b > a:
+            seg = x[a:b]
+            out[a:b] = (seg - seg.mean()) / np.sqrt(seg.var() + eps)
+    return out
+
+
+def jagged_rows_bmm(x_offsets, jagged, dense, bias):
+    x, w, c = _f64(jagged, dense, bias)
+    out = np.zeros((x.shape[0], w.shape[2]))
+    for s, (a, b) in enumerate(_segments(x_offsets)):
+        out[a:b] = x[a:b] @ w[s] + c[s]
+    return out
+
+
+def jagged_prefix_add(y, x_offsets, bonus):
+    y64, b64 = _f64(y, bonus)
+    lengths = np.diff(np.asarray(x_offsets, dtype=np.int64))
+    inside = np.arange(y64.shape[1])[None, :] < lengths[:, None]
+    return y64 + np.where(inside, b64[:, None], 0.0)
+
+
 def embedding(indices, table):
     (t,) = _f64(table)
     return t[np.asarray(indices, dtype=np.int64)]
@@ -360,6 +395,32 @@ def _jagged_integer_args(shapes, rng):
     return {1: jagged_offsets(total, shapes[1][0] - 1, rng)}
 
 
+def _jagged_feature_integer_args(shapes, rng):
+    """Offsets as _jagged_integer_args, and a feature count per row in
+    [0, m] with 0 and m both present."""
+    m, rows = shapes[0][1], shapes[2][0]
+    counts = rng.integers(0, m + 1, size=rows)
+    counts[0], counts[-1] = 0, m
+    return {**_jagged_integer_args(shapes, rng), 2: counts}
+
+
+def _jagged_bmm_integer_args(shapes, rng):
+    """Offsets first: [b + 1] over the jagged rows of argument 1, the first
+    segment empty (few segments: the random ones may have no empty one)."""
+    offsets = jagged_offsets(shapes[1][0], shapes[0][0] - 1, rng)
+    offsets[1] = 0
+    return {0: offsets}
+
+
+def _prefix_integer_args(shapes, rng):
+    """Offsets of rows of 0..n columns (some empty, one full)."""
+    rows, n = shapes[0]
+    lengths = rng.integers(0, n + 1, size=rows)
+    lengths[rng.random(rows) < 1 / 3] = 0
+    lengths[-1] = n
+    return {1: np.concatenate([[0], np.cumsum(lengths)])}
+
+
 def _embedding_integer_args(shapes, rng):
     return {0: rng.integers(0, shapes[1][0], size=shapes[0])}
 
@@ -417,6 +478,11 @@ INTEGER_ARGS = {
     "jagged_sum": _jagged_integer_args,
     "jagged_mean": _jagged_integer_args,
     "jagged_softmax": _jagged_integer_args,
+    "jagged_rows_sum": _jagged_integer_args,
+    "jagged_rows_mean": _jagged_feature_integer_args,
+    "jagged_rows_layer_norm": _jagged_integer_args,
+    "jagged_rows_bmm": _jagged_bmm_integer_args,
+    "jagged_prefix_add": _prefix_integer_args,
     "embedding": _embedding_integer_args,
     "embedding_rows": _embedding_integer_args,
     "gather_gemv": _gather_gemv_integer_args,

@@ -211,6 +211,30 @@ void RewriteFlatGathers(Function& fn) {
       }
     });
   });
+  // A view of a flattened view (`out.view(-1)` written through, then
+  // `out_flat.reshape(l, k)` returned) is a view of the original ref: the
+  // flat view is then read by nothing and goes below.
+  for (Stmt& stmt : fn.body.stmts) {
+    if (stmt.kind != StmtKind::kAssign || !stmt.value ||
+        stmt.value->op != OpKind::kReshape ||
+        stmt.value->operands[0]->op != OpKind::kVar) {
+      continue;
+    }
+    auto def = defs.find(stmt.value->operands[0]->name);
+    if (def == defs.end() || FlattenedBase(*def->second, defs) == nullptr) {
+      continue;
+    }
+    const Expr& base = *def->second->operands[0];
+    stmt.value->operands[0] = MakeVar(base.name, base.type, base.loc);
+  }
+  // Flattened views that no load reads any more: the ones rewritten here
+  // and those the frontend already read through (lower_jagged_rows.cpp).
+  for (const Stmt& stmt : fn.body.stmts) {
+    if (stmt.kind == StmtKind::kAssign && stmt.results.size() == 1 &&
+        stmt.value && FlattenedBase(*stmt.value, defs) != nullptr) {
+      views.insert(stmt.results[0].name);
+    }
+  }
   if (!views.empty()) RemoveUnusedViews(fn, std::move(views));
 }
 

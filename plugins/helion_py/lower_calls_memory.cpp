@@ -89,6 +89,14 @@ Val KernelLowering::LoadCall(CallArgs& args) {
   if (!in_device()) {
     return Fail(args.loc, "hl.load must be inside an hl.tile loop");
   }
+  if (std::optional<Val> gathered =
+          JaggedRowsGather(*tensor, *index, c.LocOf(1, "index"))) {
+    if (IsNoneArg(mask) || gathered->kind == ValKind::kPoison) {
+      return std::move(*gathered);
+    }
+    return ApplyExtraMask(std::move(*gathered), *mask,
+                          c.LocOf(2, "extra_mask"));
+  }
   Val base = MaterializeRef(tensor->Clone(), "view");
   IndexList indices;
   if (!base.IsValue() ||
@@ -165,6 +173,10 @@ bool KernelLowering::PrepareWrite(const Val& target, const Val& index,
                                   SourceLoc value_loc, std::string_view what,
                                   Val& base, IndexList& indices,
                                   ExprPtr& stored) {
+  if (std::optional<bool> written = JaggedRowsWrite(
+          target, index, value, index_loc, value_loc, base, indices, stored)) {
+    return *written;
+  }
   base = MaterializeRef(target.Clone(), "view");
   if (!base.IsValue() || !IndexListArg(base, index, index_loc, indices) ||
       !CheckScatter(indices, index_loc, what)) {

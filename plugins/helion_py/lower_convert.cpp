@@ -98,6 +98,13 @@ ExprPtr KernelLowering::ToIndexExpr(const Val& value, SourceLoc loc) {
     }
     return expr;
   }
+  // `nnz.amax()` over a rows tile of one row (lower_jagged_rows.cpp).
+  if (value.IsTensor() && value.type().rank() == 0 &&
+      IsInteger(value.type().dtype)) {
+    if (ExprPtr scalar = RowScalar(*value.expr)) {
+      return ToIndexExpr(Val::Value(std::move(scalar)), loc);
+    }
+  }
   Fail(loc, fmt::format("expected an integer size, got {}", Describe(value)));
   return nullptr;
 }

@@ -425,6 +425,23 @@ Val KernelLowering::EvalAttribute(Val base, const std::string& name,
           MakeVar(base.tile.name, Type::Tile(Dim::Static(base.tile.block)));
       ExprList operands;
       operands.push_back(std::move(tile));
+      if (!base.tile.index_origin.empty() &&
+          (name == "begin" || name == "end" || name == "index")) {
+        // A jagged tile over absolute rows: Helion counts from 0.
+        const OpKind op = name == "begin" ? OpKind::kTileBegin
+                          : name == "end" ? OpKind::kTileEnd
+                                          : OpKind::kTileIndex;
+        Val absolute = MakeTyped(op, std::move(operands), {}, loc);
+        const Expr* start = DefinitionOf(base.tile.index_origin);
+        Val origin = Val::Value(
+            MakeVar(base.tile.index_origin,
+                    start ? start->type : Type::Scalar(DType::kI32)));
+        if (name != "index") {
+          origin = Val::Value(ToIndexExpr(origin, loc));
+        }
+        return Binary(BinaryOp::kSub, std::move(absolute), std::move(origin),
+                      loc);
+      }
       if (name == "begin")
         return MakeTyped(OpKind::kTileBegin, std::move(operands), {}, loc);
       if (name == "end")

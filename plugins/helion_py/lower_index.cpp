@@ -65,6 +65,17 @@ bool KernelLowering::BuildIndices(const Type& base, std::vector<Val> items,
         out.push_back(Index(IndexKind::kNewAxis));
         continue;
       case ValKind::kTile:
+        if (!item.tile.index_origin.empty()) {
+          Diagnostic* d = Report(
+              item_loc,
+              "indexing with a tile of hl.jagged_tile(ends - starts) is not "
+              "supported");
+          Note(d,
+               "its index counts from 0 in each row: index with "
+               "starts[:, None] + tile.index[None, :] through a flattened "
+               "view, or loop over hl.tile(start, end)");
+          return false;
+        }
         if (!is_load) {
           Fail(item_loc,
                "a tensor value can be indexed only with ':', None "
@@ -317,7 +328,18 @@ Val KernelLowering::Subscript(const Node& node) {
     return HostSliceView(std::move(base), std::move(items), std::move(locs),
                          node.loc);
   }
-  if (is_load) base = MaterializeRef(std::move(base), "view");
+  if (is_load) {
+    if (std::optional<Val> row = JaggedRowRead(base, items, node.loc)) {
+      return std::move(*row);
+    }
+    if (items.size() == 1) {
+      if (std::optional<Val> gathered =
+              JaggedRowsGather(base, items[0], node.loc)) {
+        return std::move(*gathered);
+      }
+    }
+    base = MaterializeRef(std::move(base), "view");
+  }
   IndexList indices;
   if (!BuildIndices(base.type(), std::move(items), std::move(locs), is_load,
                     node.loc, indices)) {

@@ -64,6 +64,13 @@ struct TileVal {
   int64_t block = 0;
   int ordinal = 0;         // position among all tile dims, in lowering order
   bool zero_based = true;  // the loop starts at 0 (tile.id is begin // block)
+  // The rows tile of an hl.jagged_tile: one row per grid step, so that the
+  // row's offsets are scalars (lower_jagged_rows.cpp).
+  bool jagged_rows = false;
+  // An hl.jagged_tile over `ends - starts` runs over absolute rows
+  // [start, end); its Helion index counts from 0: the IR scalar holding
+  // start, subtracted from tile.index / begin / end. Empty otherwise.
+  std::string index_origin;
 };
 
 struct Val {
@@ -104,6 +111,16 @@ struct Val {
   static Val Module(std::string path);
   static Val Value(ExprPtr e, bool is_dim = false);
   static Val Tuple(std::vector<Val> elems, bool is_list = false);
+};
+
+// A flat element access read as a block of rows (lower_jagged_rows.cpp):
+// base[tile_k, tile_m], the index's other axes of size 1.
+struct JaggedRowsAccess {
+  ExprPtr base;  // null after an error was reported
+  IndexList indices;
+  size_t rank = 0;
+  size_t row_axis = 0;
+  size_t lane_axis = 0;
 };
 
 // One call's evaluated arguments.
@@ -245,6 +262,52 @@ class KernelLowering {
   int64_t RegisterBlockSize(std::optional<Dim> extent);
   int64_t TpuGranularBlock(int ordinal, int64_t block, SourceLoc loc);
   bool in_device() const { return tile_depth_ > 0; }
+
+  // hl.jagged_tile over a tile of rows (lower_jagged_rows.cpp).
+  // Names of the top-level tile loops whose body has an hl.jagged_tile.
+  const std::set<std::string>& JaggedRowTiles();
+  // The value assigned to `name` in the blocks being lowered, innermost
+  // first; nullptr when none (parameters, loop variables).
+  // With `before` (the value of an assignment), the definition visible to
+  // that assignment's own operands.
+  const Expr* DefinitionOf(const std::string& name,
+                           const Expr* before = nullptr) const;
+  // Follows variables to their definitions. `context` (in and out): the
+  // definition `expr` appears in, nullptr at the point being lowered.
+  const Expr& ResolveDefinition(const Expr& expr,
+                                const Expr** context = nullptr) const;
+  const TileVal* TileNamed(const std::string& ir_name) const;
+  // `offsets[tile_b]` or `offsets[tile_b.index + c]` of a rank-1 32-bit
+  // ref, tile_b a rows tile: the scalar read, broadcast to the one row.
+  std::optional<Val> JaggedRowRead(const Val& ref,
+                                   const std::vector<Val>& items,
+                                   SourceLoc loc);
+  // The scalar a one-row value equals (a scalar load broadcast, and
+  // arithmetic on such values); nullptr when it is not one.
+  ExprPtr RowScalar(const Expr& value, const Expr* context = nullptr) const;
+  // hl.load(x.view(-1), [rows[:, :, None] * x.size(1) + lanes]) with a
+  // rank >= 2 index: x[tile_k, tile_m] with new axes; nullopt when the
+  // access is not through a flattened view (a poison after an error).
+  std::optional<Val> JaggedRowsGather(const Val& ref, const Val& index,
+                                      SourceLoc loc);
+  ExprPtr RowsOf(const Expr& ref, const Expr& row_length, SourceLoc loc);
+  void NameAllocation(const Expr& view);
+  // x[starts[:, None] + tile.index[None, :]] of a rank-1 x: the shifted
+  // tile index tile.index + start, with new axes.
+  std::optional<Val> JaggedShiftedGather(const Val& ref, const Val& index,
+                                         SourceLoc loc);
+  // The block access both of those read or write; `base` is null after an
+  // error was reported.
+  std::optional<JaggedRowsAccess> MatchJaggedRows(const Val& ref,
+                                                  const Val& index,
+                                                  SourceLoc loc);
+  // hl.store(x.view(-1), [the same index], value): x[tile_k, tile_m] =
+  // value without its new axes. nullopt when the write is not one; else
+  // whether it lowered (PrepareWrite's outputs are set).
+  std::optional<bool> JaggedRowsWrite(const Val& target, const Val& index,
+                                      const Val& value, SourceLoc index_loc,
+                                      SourceLoc value_loc, Val& base,
+                                      IndexList& indices, ExprPtr& stored);
   bool quiet() const { return quiet_; }
   const std::string& path() const { return path_; }
 
@@ -296,6 +359,7 @@ class KernelLowering {
   void LowerFor(const PyStmt& stmt);
   void LowerTileLoop(const PyStmt& stmt, const Node& call);
   void LowerRangeLoop(const PyStmt& stmt, const Node& call);
+  void LowerJaggedTileLoop(const PyStmt& stmt, const Node& call);
   void LowerIf(const PyStmt& stmt);
   void LowerReturn(const PyStmt& stmt);
   void LowerAssert(const PyStmt& stmt);
@@ -343,6 +407,7 @@ class KernelLowering {
   mutable std::optional<std::set<std::string>> specialized_ints_;
   mutable std::map<std::string, int> rank_generic_trailing_;
   std::optional<std::set<std::string>> index_params_;  // IndexTensorParams
+  std::optional<std::set<std::string>> jagged_row_tiles_;
   int tile_depth_ = 0;
   bool grid_scalars_ = false;  // the next tile loop is a top-level hl.grid
   int loop_depth_ = 0;

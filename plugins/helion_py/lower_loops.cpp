@@ -185,6 +185,9 @@ void KernelLowering::LowerFor(const PyStmt& stmt) {
     if (fn.kind == ValKind::kModule) callee = fn.text;
   }
   if (callee == "helion.language.tile") return LowerTileLoop(stmt, iter);
+  if (callee == "helion.language.jagged_tile") {
+    return LowerJaggedTileLoop(stmt, iter);
+  }
   // A top-level hl.grid is the grid: a tile loop of block 1 whose targets
   // are the scalar indices (tile.begin).
   if (callee == "helion.language.grid" && tile_depth_ == 0) {
@@ -201,7 +204,7 @@ void KernelLowering::LowerFor(const PyStmt& stmt) {
   Note(d,
        "supported: for tile in hl.tile(n); for tile_m, tile_n in "
        "hl.tile([m, n]); hl.tile(begin, end); block_size=...; "
-       "for i in range(n)");
+       "hl.jagged_tile(lengths); for i in range(n)");
 }
 
 void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
@@ -350,8 +353,24 @@ void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
       // the range lies the neighbouring program's chunk).
       extent = parent->type.shape[0];
     }
-    TileVal tile =
-        AllocateTileDim(scalars ? &unit_block : spec.block, extent, spec.loc);
+    // The rows of an hl.jagged_tile run one per grid step
+    // (lower_jagged_rows.cpp says why).
+    const bool jagged_rows = tile_depth_ == 0 && dims.size() == 1 &&
+                             JaggedRowTiles().count(names[d]) != 0;
+    if (jagged_rows && spec.block && spec.block->kind == ValKind::kInt &&
+        spec.block->i != 1) {
+      Diagnostic* diag = Report(
+          spec.loc, fmt::format("block_size {} of a rows tile that bounds an "
+                                "hl.jagged_tile is not supported; it must be 1",
+                                spec.block->i));
+      Note(diag,
+           "on TPU each grid step reads its row's offsets as SMEM scalars, "
+           "which bound the jagged loop (a block of rows would need the max "
+           "of a vector as a scalar loop bound)");
+    }
+    TileVal tile = AllocateTileDim(
+        scalars || jagged_rows ? &unit_block : spec.block, extent, spec.loc);
+    tile.jagged_rows = jagged_rows;
     std::string ir_name = IrNameFor(names[d], TypeKind::kTile);
     tile.name = ir_name;
     tile.zero_based = spec.begin.kind == ValKind::kInt && spec.begin.i == 0;

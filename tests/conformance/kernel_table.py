@@ -24,7 +24,9 @@ KERNELS = (
     "embedding_rows", "gather_gemv", "masked_splice", "jagged_gather_sum",
     "chunk_state", "lagged_diff", "concat_seq", "neighbor_sum", "concat_cols",
     "cross_entropy_rows", "label_nll", "shifted_views", "scatter_rows",
-    "segment_sum", "expert_scatter", "shifted_grad",
+    "segment_sum", "expert_scatter", "shifted_grad", "jagged_rows_sum",
+    "jagged_rows_mean", "jagged_rows_layer_norm", "jagged_rows_bmm",
+    "jagged_prefix_add",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -122,6 +124,29 @@ SPECS = {
     "jagged_softmax": KernelSpec({"even": [(512, 256), (9,)],
                                   "ragged": [(300, 200), (14,)]},
                                  dtypes=("float32",), arg_dtypes=(None, "int32")),
+    # hl.jagged_tile over a tile of rows read through the flattened data
+    # (one row per grid step, as above; f32 only).
+    "jagged_rows_sum": KernelSpec({"even": [(512, 256), (9,)],
+                                   "ragged": [(300, 200), (14,)]},
+                                  dtypes=("float32",), arg_dtypes=(None, "int32")),
+    "jagged_rows_mean": KernelSpec({"even": [(512, 256), (9,), (8,)],
+                                    "ragged": [(300, 200), (14,), (13,)]},
+                                   dtypes=("float32",),
+                                   arg_dtypes=(None, "int32", "int32")),
+    "jagged_rows_layer_norm": KernelSpec({"even": [(512, 256), (9,)],
+                                          "ragged": [(300, 200), (14,)]},
+                                         dtypes=("float32",),
+                                         arg_dtypes=(None, "int32")),
+    # offsets [b + 1], jagged [total, d], dense [b, d, n], bias [b, n].
+    "jagged_rows_bmm": KernelSpec({"even": [(5,), (512, 128), (4, 128, 256), (4, 256)],
+                                   "ragged": [(7,), (300, 136), (6, 136, 200), (6, 200)]},
+                                  dtypes=("float32",),
+                                  arg_dtypes=("int32", None, None, None)),
+    # Loop bounds `lengths.amax()` over a rows tile (one row per step).
+    "jagged_prefix_add": KernelSpec({"even": [(16, 256), (17,), (16,)],
+                                     "ragged": [(13, 200), (14,), (13,)]},
+                                    dtypes=("float32",),
+                                    arg_dtypes=(None, "int32", None)),
     "embedding": KernelSpec({"even": [(64,), (512, 256)], "ragged": [(37,), (1000, 200)]},
                             dtypes=("float32",), arg_dtypes=("int32", None),
                             large=(LargeCase("vocab 8192 d 256 n 4096",
