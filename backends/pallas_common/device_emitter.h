@@ -298,6 +298,12 @@ class DeviceEmitter : public ExprEmitter {
   // taken from an index tensor, a scatter (device_scatter.cpp): one
   // dynamic-slice write per row, in row order.
   bool EmitScatter(const Stmt& stmt, const std::string& atomic, PyLines& out);
+  // EmitScatter on a target that stores at a vector of indices: one masked
+  // store or atomic (`count`: the rows written, `last`: the largest row).
+  bool IndexedScatter(const Stmt& stmt, const std::string& atomic,
+                      size_t position, const std::string& value,
+                      const std::string& count, const std::string& last,
+                      PyLines& out);
   // The gather index's element `row` as a scalar expression; nullopt after
   // a Fail().
   std::optional<std::string> GatherIndexRow(const Expr& index,

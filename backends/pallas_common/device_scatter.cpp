@@ -23,6 +23,115 @@
 
 namespace tessera::pallas {
 
+// A target that stores at a vector of indices (Triton's pointers): one
+// masked store (or atomic) of the whole value at the clamped index vector,
+//   pl.store(out, (rows, cols), values, mask=keep)
+// where `keep` drops the rows past a partial last tile and, for a store,
+// every row whose index an earlier row of the block also holds: the first
+// row wins, as on the TPU, instead of whichever write lands last. Atomics
+// add every row (the hardware's atomics are exact with repeats).
+bool DeviceEmitter::IndexedScatter(const Stmt& stmt, const std::string& atomic,
+                                   size_t position, const std::string& value,
+                                   const std::string& count,
+                                   const std::string& last, PyLines& out) {
+  const Index& gather = stmt.indices[position];
+  const std::string rows = Fresh("scattered_rows");
+  const std::string index_vector = Emit(*gather.expr);
+  // The target indexed at `name` (the index vector, or one row's scalar).
+  auto access = [&](const std::string& name, const Type& type) {
+    IndexList indices;
+    for (size_t i = 0; i < stmt.indices.size(); ++i) {
+      if (i != position) {
+        indices.push_back(CloneIndex(stmt.indices[i]));
+        continue;
+      }
+      ExprPtr var = std::make_unique<Expr>();
+      var->op = OpKind::kVar;
+      var->name = name;
+      var->type = type;
+      indices.push_back(Index(IndexKind::kScalar, std::move(var)));
+    }
+    value_aliases_[name] = name;
+    std::string text = RefAccess(stmt.target->name, indices, true);
+    value_aliases_.erase(name);
+    return text;
+  };
+  const std::string target = access(rows, gather.expr->type);
+  const std::string row = Fresh("row");
+  const std::string one_row = access(row, Type::Scalar(DType::kI32));
+  if (!FlushExprErrors(stmt.loc)) return false;
+  const size_t bracket = target.find('[');
+  if (bracket == std::string::npos || target.back() != ']') {
+    return Error(stmt.loc, fmt::format("a scatter into '{}' has no indexed "
+                                       "access ({})",
+                                       stmt.target->name, target));
+  }
+  SourceComment(stmt, out);
+  out.Line(fmt::format("{} = jnp.clip({}, 0, {})", rows, index_vector, last));
+  const std::string values = Fresh("scattered");
+  out.Line(fmt::format("{} = {}", values, value));
+  if (!atomic.empty()) {
+    // One row at a time, as on the TPU: interpret mode runs neither a
+    // masked atomic nor, exactly, an atomic at an index vector with
+    // repeats (a gather and a scatter of the sums). A row of a register
+    // value is a masked sum over the block's rows (exact: one term).
+    const std::string body = Fresh("_scatter_row");
+    const std::string step = Fresh("step");
+    const std::string pick = Fresh("pick");
+    const std::string update = Fresh("update");
+    std::string axes;
+    for (size_t d = 1; d < stmt.value->type.rank(); ++d) axes += ", None";
+    out.Line(fmt::format("def {}({}, carry):", body, step));
+    out.Indent();
+    out.Line(fmt::format(
+        "{} = jax.lax.broadcasted_iota(jnp.int32, {}.shape, 0) == {}", pick,
+        rows, step));
+    out.Line(
+        fmt::format("{} = jnp.sum(jnp.where({}, {}, 0))", row, pick, rows));
+    out.Line(fmt::format("{} = jnp.sum(jnp.where({}[:{}], {}, 0), axis=0)",
+                         update, pick, axes, values));
+    const size_t open = one_row.find('[');
+    out.Line(plan_.target->AtomicUpdate(
+        atomic, one_row.substr(0, open),
+        one_row.substr(open + 1, one_row.size() - open - 2), update));
+    out.Line("return carry");
+    out.Dedent();
+    out.Line(fmt::format("jax.lax.fori_loop(0, {}, {}, 0)", count, body));
+    return true;
+  }
+  const std::string keep = Fresh("keep");
+  out.Line(
+      fmt::format("{} = jax.lax.broadcasted_iota(jnp.int32, {}.shape, 0) "
+                  "< {}",
+                  keep, rows, count));
+  {
+    // keep[i] only where no row j < i holds the same index.
+    const std::string square =
+        fmt::format("({0}.shape[0], {0}.shape[0])", rows);
+    out.Line(fmt::format(
+        "{} = {} & (jnp.max(jnp.where(({}[:, None] == {}[None, :]) & "
+        "(jax.lax.broadcasted_iota(jnp.int32, {}, 1) < "
+        "jax.lax.broadcasted_iota(jnp.int32, {}, 0)), 1, 0), axis=1) == 0)",
+        keep, keep, rows, rows, square, square));
+  }
+  PallasTarget::IndexedScatter scatter;
+  scatter.ref = target.substr(0, bracket);
+  scatter.index = target.substr(bracket + 1, target.size() - bracket - 2);
+  scatter.rows = rows;
+  scatter.values = values;
+  scatter.keep = keep;
+  scatter.rank = stmt.value->type.rank();
+  std::optional<std::string> line = plan_.target->ScatterStatement(scatter);
+  if (!line) {
+    return Error(stmt.loc,
+                 fmt::format("the {} backend has no indexed store for "
+                             "a scatter into '{}'",
+                             plan_.target->backend_name(), stmt.target->name));
+  }
+  out.Line(*line);
+  return true;
+}
+
 bool DeviceEmitter::EmitScatter(const Stmt& stmt, const std::string& atomic,
                                 PyLines& out) {
   const std::string& ref_name = stmt.target->name;
@@ -51,8 +160,10 @@ bool DeviceEmitter::EmitScatter(const Stmt& stmt, const std::string& atomic,
                     "(got a region of {})",
                     what, ref_name, TypeToString(stmt.value->type)));
   }
+  const bool by_loads = plan_.target->IndirectAccessByLoads();
   if (std::optional<std::string> problem =
-          plan_.target->GatherRowsProblem(stmt.target->type.dtype)) {
+          by_loads ? std::nullopt
+                   : plan_.target->GatherRowsProblem(stmt.target->type.dtype)) {
     return Error(stmt.loc, fmt::format("a scatter into '{}' writes rows as a "
                                        "gather reads them: {}",
                                        ref_name, *problem));
@@ -72,7 +183,7 @@ bool DeviceEmitter::EmitScatter(const Stmt& stmt, const std::string& atomic,
                                       lanes.expr->op == OpKind::kVar
                                   ? plan_.FindTile(lanes.expr->name)
                                   : nullptr;
-  if (!whole_lanes &&
+  if (!by_loads && !whole_lanes &&
       (lane_tile == nullptr || lane_tile->is_grid || !lane_tile->aligned ||
        plan == nullptr || plan->dims.size() != rank ||
        plan->dims[rank - 1].kind == SpecKind::kBlocked)) {
@@ -113,6 +224,17 @@ bool DeviceEmitter::EmitScatter(const Stmt& stmt, const std::string& atomic,
   if (stmt.value->type.dtype != ref_dtype) {
     value = fmt::format("{}.astype({})", Paren(value), JnpDType(ref_dtype));
   }
+  // The written row, clamped into the target so that a bad index stays
+  // inside the target, as a gather's read does.
+  // (The extent from the type: an accumulator's Python name is not its IR
+  // name.)
+  const Dim& extent = stmt.target->type.shape[ref_dim];
+  const std::string last =
+      extent.is_static() ? fmt::format("{}", extent.size - 1)
+                         : fmt::format("{} - 1", DimSymbol(extent.symbol));
+  if (by_loads) {
+    return IndexedScatter(stmt, atomic, position, value, count, last, out);
+  }
   const std::string row = Fresh("row");
   std::optional<std::string> index = GatherIndexRow(*gather.expr, row, 0);
   if (!FlushExprErrors(stmt.loc) || !index) return false;
@@ -132,14 +254,6 @@ bool DeviceEmitter::EmitScatter(const Stmt& stmt, const std::string& atomic,
                  VmemBuffer{fmt::format("rows scattered into {}", ref_name),
                             StaticBytes(sizes, ref_dtype), 1});
 
-  // The written row, clamped into the target so that a bad index stays
-  // inside VMEM, as a gather's read does.
-  // (The extent from the type: an accumulator's Python name is not its IR
-  // name.)
-  const Dim& extent = stmt.target->type.shape[ref_dim];
-  const std::string last =
-      extent.is_static() ? fmt::format("{}", extent.size - 1)
-                         : fmt::format("{} - 1", DimSymbol(extent.symbol));
   const std::string placeholder = Fresh("scattered_row");
   value_aliases_[placeholder] =
       fmt::format("jnp.clip({}, 0, {})", *index, last);

@@ -132,6 +132,20 @@ class PallasTarget {
                                    const std::string& index,
                                    const std::string& value) const;
 
+  // A scatter store on a target that stores at a vector of indices
+  // (IndirectAccessByLoads): the statement writing `scatter.values` to
+  // `ref[index]`, whose item `scatter.rows` is the (clamped) index vector,
+  // the rows where the vector `scatter.keep` is false left alone;
+  // nullopt when the target has no such store.
+  struct IndexedScatter {
+    std::string ref, index, rows, values, keep;
+    size_t rank = 0;  // of the values
+  };
+  virtual std::optional<std::string> ScatterStatement(
+      const IndexedScatter&) const {
+    return std::nullopt;
+  }
+
   // --- The host function and the module ---
   // Called once the IR names are registered: reserves the names of the
   // target's own helpers in `state`.

@@ -33,6 +33,21 @@ std::vector<std::string> TopLevelItems(const std::string& text) {
   return items;
 }
 
+// The index of a ref access as the tuple Pallas's Triton atomics and
+// pl.store take: `:` spelled slice(None), no Ellipsis.
+std::string IndexTuple(const std::string& ref, const std::string& index) {
+  if (index == "...") {
+    return fmt::format("(slice(None),) * len({}.shape)", ref);
+  }
+  std::string tuple;
+  std::vector<std::string> items = TopLevelItems(index);
+  for (size_t i = 0; i < items.size(); ++i) {
+    tuple += (i ? ", " : "") +
+             (items[i] == ":" ? std::string("slice(None)") : items[i]);
+  }
+  return "(" + tuple + (items.size() == 1 ? ",)" : ")");
+}
+
 class GpuTarget : public PallasTarget {
  public:
   explicit GpuTarget(const GpuModuleOptions& options) : options_(options) {}
@@ -120,20 +135,53 @@ class GpuTarget : public PallasTarget {
       return fmt::format("{}({}.at[{}], {})", atomic_helper_, ref, index,
                          value);
     }
-    std::string tuple;
-    if (index == "...") {
-      // The whole block; Pallas's Triton atomics take no Ellipsis.
-      tuple = fmt::format("(slice(None),) * len({}.shape)", ref);
-    } else {
-      std::vector<std::string> items = TopLevelItems(index);
-      for (size_t i = 0; i < items.size(); ++i) {
-        tuple += (i ? ", " : "") +
-                 (items[i] == ":" ? std::string("slice(None)") : items[i]);
+    return fmt::format("pltriton.atomic_{}({}, {}, {})", kind, ref,
+                       IndexTuple(ref, index), value);
+  }
+  // A scatter store under Triton: one indexed store. Interpret mode runs
+  // no masked store that mixes index arrays with slices, so it indexes
+  // every dim with an array, masked (on the GPU) and pointed past the end
+  // (where interpret mode drops them) at the dropped rows.
+  std::optional<std::string> ScatterStatement(
+      const IndexedScatter& scatter) const override {
+    if (options_.launcher != Launcher::kTriton) return std::nullopt;
+    std::string axes;  // keep[:, None, ...]: a row per value row
+    for (size_t d = 1; d < scatter.rank; ++d) axes += ", None";
+    const std::string keep = fmt::format("{}[:{}]", scatter.keep, axes);
+    std::vector<std::string> items = TopLevelItems(scatter.index);
+    size_t arrays = 0;
+    auto is_array = [&](const std::string& item) {
+      return item == scatter.rows || item == ":" || item.starts_with("pl.ds(");
+    };
+    for (const std::string& item : items) arrays += is_array(item) ? 1 : 0;
+    std::string index;
+    size_t axis = 0;
+    for (size_t d = 0; d < items.size(); ++d) {
+      std::string item = items[d];
+      if (is_array(item)) {
+        std::string where;
+        for (size_t k = 0; k < arrays; ++k) {
+          where += std::string(k ? ", " : "") + (k == axis ? ":" : "None");
+        }
+        ++axis;
+        if (item == scatter.rows) {
+          item = fmt::format("jnp.where({}, {}, {}.shape[{}])", scatter.keep,
+                             scatter.rows, scatter.ref, d);
+        } else if (item == ":") {
+          item = fmt::format("jnp.arange({}.shape[{}])", scatter.ref, d);
+        } else {
+          // pl.ds(start, size)
+          std::vector<std::string> parts =
+              TopLevelItems(item.substr(6, item.size() - 7));
+          item = fmt::format("({} + jnp.arange({}))", parts[0], parts[1]);
+        }
+        item = fmt::format("{}[{}]", item, where);
       }
-      tuple = "(" + tuple + (items.size() == 1 ? ",)" : ")");
+      index += (d ? ", " : "") + item;
     }
-    return fmt::format("pltriton.atomic_{}({}, {}, {})", kind, ref, tuple,
-                       value);
+    return fmt::format(
+        "pltriton.store({}.at[{}], {}, mask=jnp.broadcast_to({}, {}.shape))",
+        scatter.ref, index, scatter.values, keep, scatter.values);
   }
 
   std::optional<std::string> CallParams(const KernelPlan& plan,

@@ -4,9 +4,9 @@
 // argument is an integer tensor there. Tessera compiles without them: an
 // argument without `--arg` is a float tensor unless the kernel uses its
 // elements as indices -- loop bounds (`hl.tile(start, end)` with
-// `start = offsets[b]`), subscripts (`table[indices[i], :]`) or hl.load
-// index lists. Those arguments are int32 (the host narrows int64 ones,
-// checking that they fit; SMEM holds 32-bit scalars).
+// `start = offsets[b]`), subscripts (`table[indices[i], :]`) or the index
+// lists of hl.load, hl.store and hl.atomic_*. Those arguments are int32 (the
+// host narrows int64 ones, checking that they fit; SMEM holds 32-bit scalars).
 #include <set>
 #include <string>
 
@@ -59,7 +59,8 @@ bool IsLoopOrLoadCall(const Node& call) {
 }
 
 // Expressions in index positions: subscript indices, loop bounds, the index
-// list of hl.load.
+// list of hl.load, hl.store and hl.atomic_* (segment_reduction's
+// `hl.atomic_add(out, [idxs, tile_f], v)`, a scatter at idxs).
 void IndexPositions(const Node& node, std::set<std::string>& out) {
   if (node.kind == NodeKind::kSubscript) {
     for (size_t i = 1; i < node.children.size(); ++i) {
@@ -72,7 +73,9 @@ void IndexPositions(const Node& node, std::set<std::string>& out) {
       for (size_t i = 1; i < node.children.size(); ++i) {
         ElementSources(*node.children[i], out);
       }
-    } else if (callee.kind == NodeKind::kAttribute && callee.text == "load" &&
+    } else if (callee.kind == NodeKind::kAttribute &&
+               (callee.text == "load" || callee.text == "store" ||
+                callee.text.starts_with("atomic_")) &&
                node.children.size() > 2) {
       ElementSources(*node.children[2], out);
     }

@@ -173,6 +173,22 @@ TEST(Constructs, TileFormsAndAttributes) {
   EXPECT_IR(r, "i: i32[16] = tile_index(tile_n)");
 }
 
+// The index list of hl.atomic_add is an index position: segment_ids is an
+// int32 index tensor without --arg (segment_reduction's atomic scatter).
+TEST(Constructs, AtomicIndexListMakesAnIndexTensor) {
+  CompileResult r = Compile(Kernel(
+      "data, segment_ids",
+      "    n, f = data.size()\n"
+      "    out = torch.zeros([48, f], dtype=torch.float32, "
+      "device=data.device)\n"
+      "    for tile_n, tile_f in hl.tile([n, f]):\n"
+      "        idxs = segment_ids[tile_n]\n"
+      "        hl.atomic_add(out, [idxs, tile_f], data[tile_n, tile_f])\n"
+      "    return out\n"));
+  ASSERT_TRUE(r.module) << r.diagnostics;
+  EXPECT_NE(r.ir.find("idxs: i32["), std::string::npos) << r.ir;
+}
+
 TEST(Constructs, TupleOfTilesIndexesAllDims) {
   CompileResult r = Compile(Kernel("x",
                                    "    out = torch.empty_like(x)\n"
