@@ -58,6 +58,13 @@ REALISTIC = {
     "concat_seq": ([(1024, 4, 256), (1024, 4, 256)], F32),
     "neighbor_sum": ([(2048, 2048)], BF16),
     "concat_cols": ([(2048, 1024), (2048, 1024)], F32),
+    # Host slices and host stores (grpo_loss's shapes, a smaller vocab).
+    "shifted_views": ([(8, 1025, 2048)], BF16),
+    "shifted_grad": ([(8, 1025, 1024), (8, 1024)], F32),
+    # Scatters: 32-bit rows only (docs/tpu_legality.md, "Scatters").
+    "scatter_rows": ([(4096, 1024), (1024, 1024), (4096,)], F32),
+    "segment_sum": ([(65536, 512), (65536,)], F32),
+    "expert_scatter": ([(1024, 512), (8, 512, 512), (8,), (9,), (1024,)], F32),
 }
 assert set(REALISTIC) == set(kernel_table.KERNELS), set(kernel_table.KERNELS) ^ set(REALISTIC)
 
