@@ -483,12 +483,18 @@ bool DeviceEmitter::EmitAtomic(const Stmt& stmt, PyLines& out) {
                              ref, plan_.target->backend_name()));
   }
   if (!FlushExprErrors(stmt.loc)) return false;
-  // `target` is `ref[index]`: the target spells the update.
-  const size_t bracket = target.find('[');
-  out.Line(plan_.target->AtomicUpdate(
-      kind, target.substr(0, bracket),
-      target.substr(bracket + 1, target.size() - bracket - 2), value));
+  out.Line(AtomicAt(kind, target, value));
   return true;
+}
+
+std::string DeviceEmitter::AtomicAt(std::string_view kind,
+                                    const std::string& access,
+                                    const std::string& value) const {
+  // `access` is `ref[index]`: the target spells the update.
+  const size_t bracket = access.find('[');
+  return plan_.target->AtomicUpdate(
+      kind, access.substr(0, bracket),
+      access.substr(bracket + 1, access.size() - bracket - 2), value);
 }
 
 bool DeviceEmitter::EmitRangeLoop(const Stmt& stmt, PyLines& out) {

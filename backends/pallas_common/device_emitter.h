@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -95,6 +96,15 @@ struct KernelKwarg {
   std::string name;        // in the kernel
   std::string host_value;  // host Python expression
 };
+
+// `indices` with the one at `position` read at the variable `var`: a
+// scalar index, or with `one_row` a range of one row starting there; with
+// `whole` also the index at that position read whole (`:`). How gathers and
+// scatters address their ref at an index row or vector
+// (device_gather.cpp).
+IndexList IndicesAtVar(const IndexList& indices, size_t position,
+                       const std::string& var, const Type& type, bool one_row,
+                       std::optional<size_t> whole = std::nullopt);
 
 // How the kernel reads a streamed ref inside the current loop body.
 struct StreamBinding {
@@ -288,6 +298,9 @@ class DeviceEmitter : public ExprEmitter {
 
   std::string RefAccess(const std::string& ref, const IndexList& indices,
                         bool write);
+  // The target's atomic `kind` of `value` into `access` (a RefAccess).
+  std::string AtomicAt(std::string_view kind, const std::string& access,
+                       const std::string& value) const;
   // A load that selects rows by an index tensor (device_gather.cpp).
   std::string GatherLoad(const Expr& load, size_t gather_position);
   // The same as one load at the index vector (IndirectAccessByLoads).

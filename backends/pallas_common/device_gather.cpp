@@ -58,6 +58,28 @@ std::optional<std::string> BinaryRow(OpKind op, const std::string& a,
 
 }  // namespace
 
+IndexList IndicesAtVar(const IndexList& indices, size_t position,
+                       const std::string& var, const Type& type, bool one_row,
+                       std::optional<size_t> whole) {
+  IndexList result;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (i == position) {
+      ExprPtr start = std::make_unique<Expr>();
+      start->op = OpKind::kVar;
+      start->name = var;
+      start->type = type;
+      result.push_back(
+          one_row ? Index(IndexKind::kRange, std::move(start), Dim::Static(1))
+                  : Index(IndexKind::kScalar, std::move(start)));
+    } else if (whole && i == *whole) {
+      result.push_back(Index(IndexKind::kSlice));
+    } else {
+      result.push_back(CloneIndex(indices[i]));
+    }
+  }
+  return result;
+}
+
 std::optional<std::string> DeviceEmitter::GatherIndexRow(const Expr& index,
                                                          const std::string& row,
                                                          int depth) {
@@ -167,18 +189,9 @@ std::string DeviceEmitter::IndexedGatherLoad(const Expr& load,
       fmt::format("jnp.clip({}, 0, {}.shape[{}] - 1)",
                   Emit(*load.indices[gather_position].expr),
                   SanitizeIdentifier(ref_name), ref_dim);
-  IndexList indices;
-  for (size_t i = 0; i < load.indices.size(); ++i) {
-    if (i != gather_position) {
-      indices.push_back(CloneIndex(load.indices[i]));
-      continue;
-    }
-    ExprPtr rows = std::make_unique<Expr>();
-    rows->op = OpKind::kVar;
-    rows->name = placeholder;
-    rows->type = load.indices[i].expr->type;
-    indices.push_back(Index(IndexKind::kScalar, std::move(rows)));
-  }
+  const IndexList indices =
+      IndicesAtVar(load.indices, gather_position, placeholder,
+                   load.indices[gather_position].expr->type, false);
   const std::string read = RefAccess(ref_name, indices, false);
   value_aliases_.erase(placeholder);
   return read;
@@ -256,21 +269,9 @@ std::string DeviceEmitter::GatherLoad(const Expr& load,
   const std::string placeholder = Fresh("gathered_row");
   value_aliases_[placeholder] =
       fmt::format("jnp.clip({}, 0, {}.shape[{}] - 1)", *index, base, ref_dim);
-  IndexList one_row;
-  for (size_t i = 0; i < load.indices.size(); ++i) {
-    if (i == gather_position) {
-      ExprPtr start = std::make_unique<Expr>();
-      start->op = OpKind::kVar;
-      start->name = placeholder;
-      start->type = Type::Scalar(DType::kI32);
-      one_row.push_back(
-          Index(IndexKind::kRange, std::move(start), Dim::Static(1)));
-    } else if (i == lane_position && lane_window) {
-      one_row.push_back(Index(IndexKind::kSlice));
-    } else {
-      one_row.push_back(CloneIndex(load.indices[i]));
-    }
-  }
+  const IndexList one_row = IndicesAtVar(
+      load.indices, gather_position, placeholder, Type::Scalar(DType::kI32),
+      true, lane_window ? std::optional<size_t>(lane_position) : std::nullopt);
   const std::string read = RefAccess(ref_name, one_row, false);
   value_aliases_.erase(placeholder);
   Shape rows_shape = shape;

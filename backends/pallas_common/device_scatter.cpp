@@ -39,18 +39,8 @@ bool DeviceEmitter::IndexedScatter(const Stmt& stmt, const std::string& atomic,
   const std::string index_vector = Emit(*gather.expr);
   // The target indexed at `name` (the index vector, or one row's scalar).
   auto access = [&](const std::string& name, const Type& type) {
-    IndexList indices;
-    for (size_t i = 0; i < stmt.indices.size(); ++i) {
-      if (i != position) {
-        indices.push_back(CloneIndex(stmt.indices[i]));
-        continue;
-      }
-      ExprPtr var = std::make_unique<Expr>();
-      var->op = OpKind::kVar;
-      var->name = name;
-      var->type = type;
-      indices.push_back(Index(IndexKind::kScalar, std::move(var)));
-    }
+    const IndexList indices =
+        IndicesAtVar(stmt.indices, position, name, type, false);
     value_aliases_[name] = name;
     std::string text = RefAccess(stmt.target->name, indices, true);
     value_aliases_.erase(name);
@@ -90,10 +80,7 @@ bool DeviceEmitter::IndexedScatter(const Stmt& stmt, const std::string& atomic,
         fmt::format("{} = jnp.sum(jnp.where({}, {}, 0))", row, pick, rows));
     out.Line(fmt::format("{} = jnp.sum(jnp.where({}[:{}], {}, 0), axis=0)",
                          update, pick, axes, values));
-    const size_t open = one_row.find('[');
-    out.Line(plan_.target->AtomicUpdate(
-        atomic, one_row.substr(0, open),
-        one_row.substr(open + 1, one_row.size() - open - 2), update));
+    out.Line(AtomicAt(atomic, one_row, update));
     out.Line("return carry");
     out.Dedent();
     out.Line(fmt::format("jax.lax.fori_loop(0, {}, {}, 0)", count, body));
@@ -257,21 +244,10 @@ bool DeviceEmitter::EmitScatter(const Stmt& stmt, const std::string& atomic,
   const std::string placeholder = Fresh("scattered_row");
   value_aliases_[placeholder] =
       fmt::format("jnp.clip({}, 0, {})", *index, last);
-  IndexList one_row;
-  for (size_t i = 0; i < stmt.indices.size(); ++i) {
-    if (i == position) {
-      ExprPtr start = std::make_unique<Expr>();
-      start->op = OpKind::kVar;
-      start->name = placeholder;
-      start->type = Type::Scalar(DType::kI32);
-      one_row.push_back(
-          Index(IndexKind::kRange, std::move(start), Dim::Static(1)));
-    } else if (lane_tile != nullptr && i + 1 == stmt.indices.size()) {
-      one_row.push_back(Index(IndexKind::kSlice));
-    } else {
-      one_row.push_back(CloneIndex(stmt.indices[i]));
-    }
-  }
+  const IndexList one_row = IndicesAtVar(
+      stmt.indices, position, placeholder, Type::Scalar(DType::kI32), true,
+      lane_tile != nullptr ? std::optional<size_t>(stmt.indices.size() - 1)
+                           : std::nullopt);
   const std::string target = RefAccess(ref_name, one_row, true);
   value_aliases_.erase(placeholder);
   if (!FlushExprErrors(stmt.loc)) return false;
@@ -320,10 +296,7 @@ bool DeviceEmitter::EmitScatter(const Stmt& stmt, const std::string& atomic,
   } else if (atomic.empty()) {
     out.Line(fmt::format("{} = {}", target, source));
   } else {
-    const size_t bracket = target.find('[');
-    out.Line(plan_.target->AtomicUpdate(
-        atomic, target.substr(0, bracket),
-        target.substr(bracket + 1, target.size() - bracket - 2), source));
+    out.Line(AtomicAt(atomic, target, source));
   }
   out.Line("return carry");
   out.Dedent();

@@ -357,8 +357,12 @@ Val KernelLowering::LoadWhole(const Val& ref, SourceLoc loc) {
   IndexList indices;
   for (size_t d = 0; d < named.type().rank(); ++d)
     indices.push_back(Index(IndexKind::kSlice));
+  return LoadAt(std::move(named.expr), std::move(indices), loc);
+}
+
+Val KernelLowering::LoadAt(ExprPtr ref, IndexList indices, SourceLoc loc) {
   ExprList operands;
-  operands.push_back(std::move(named.expr));
+  operands.push_back(std::move(ref));
   return MakeTyped(OpKind::kLoad, std::move(operands), {}, loc,
                    std::move(indices));
 }

@@ -214,6 +214,8 @@ class KernelLowering {
   Val MaterializeRef(Val value, const std::string& hint, SourceLoc loc = {});
   // A ref read whole as a tensor value (host code after the kernel).
   Val LoadWhole(const Val& ref, SourceLoc loc);
+  // A load of the ref expression `ref` at `indices`.
+  Val LoadAt(ExprPtr ref, IndexList indices, SourceLoc loc);
 
   // Host indexing (lower_host_views.cpp). HostIndices resolves negative
   // positions against `type` and returns how many dims an integer picks;
@@ -355,6 +357,8 @@ class KernelLowering {
   // rank-generic parameter p: "p", else "".
   std::string ResultShapeOf(const Node& node) const;
   void LowerBlock(const std::vector<PyStmt>& body);
+  // The body of an hl.tile loop into `region`.
+  void LowerTileBody(const std::vector<PyStmt>& body, Block& region);
   void LowerStmt(const PyStmt& stmt);
   void LowerFor(const PyStmt& stmt);
   void LowerTileLoop(const PyStmt& stmt, const Node& call);

@@ -310,10 +310,7 @@ std::optional<Val> KernelLowering::JaggedRowRead(const Val& ref,
   if (!position) return std::nullopt;
   IndexList indices;
   indices.push_back(Index(IndexKind::kScalar, std::move(position)));
-  ExprList operands;
-  operands.push_back(CloneExpr(*ref.expr));
-  Val scalar = MakeTyped(OpKind::kLoad, std::move(operands), {}, loc,
-                         std::move(indices));
+  Val scalar = LoadAt(CloneExpr(*ref.expr), std::move(indices), loc);
   if (!scalar.IsValue()) return scalar;
   ExprList broadcast;
   broadcast.push_back(std::move(scalar.expr));
@@ -445,13 +442,7 @@ void KernelLowering::LowerJaggedTileLoop(const PyStmt& stmt, const Node& call) {
   tile_val.tile = tile;
   env_[stmt.target->text] = std::move(tile_val);
   loop.regions.resize(1);
-  blocks_.push_back(&loop.regions[0]);
-  ++tile_depth_;
-  ++loop_depth_;
-  LowerBlock(stmt.body);
-  --loop_depth_;
-  --tile_depth_;
-  blocks_.pop_back();
+  LowerTileBody(stmt.body, loop.regions[0]);
   Emit(std::move(loop));
 }
 
@@ -667,10 +658,7 @@ std::optional<Val> KernelLowering::JaggedShiftedGather(const Val& ref,
   NoteTileUse(tile->ordinal, true, true);
   IndexList indices;
   indices.push_back(Index(IndexKind::kShiftedTile, std::move(shifted.expr)));
-  ExprList operands;
-  operands.push_back(CloneExpr(*ref.expr));
-  Val loaded = MakeTyped(OpKind::kLoad, std::move(operands), {}, loc,
-                         std::move(indices));
+  Val loaded = LoadAt(CloneExpr(*ref.expr), std::move(indices), loc);
   if (!loaded.IsValue()) return loaded;
   IndexList axes;
   for (size_t d = 0; d < rank; ++d) {
@@ -692,10 +680,7 @@ std::optional<Val> KernelLowering::JaggedRowsGather(const Val& ref,
   std::optional<JaggedRowsAccess> access = MatchJaggedRows(ref, index, loc);
   if (!access) return std::nullopt;
   if (!access->base) return Val::Poison();
-  ExprList operands;
-  operands.push_back(std::move(access->base));
-  Val loaded = MakeTyped(OpKind::kLoad, std::move(operands), {}, loc,
-                         std::move(access->indices));
+  Val loaded = LoadAt(std::move(access->base), std::move(access->indices), loc);
   if (!loaded.IsValue() || access->rank == 2) return loaded;
   IndexList axes;
   for (size_t axis = 0; axis < access->rank; ++axis) {

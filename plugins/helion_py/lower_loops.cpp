@@ -412,13 +412,7 @@ void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
     levels.push_back(std::move(loop));
   }
   for (Stmt& level : levels) level.regions.resize(1);
-  blocks_.push_back(&levels.back().regions[0]);
-  ++tile_depth_;
-  ++loop_depth_;
-  LowerBlock(stmt.body);
-  --loop_depth_;
-  --tile_depth_;
-  blocks_.pop_back();
+  LowerTileBody(stmt.body, levels.back().regions[0]);
   for (size_t d = levels.size() - 1; d > 0; --d) {
     levels[d - 1].regions[0].stmts.push_back(std::move(levels[d]));
   }
@@ -471,6 +465,17 @@ void KernelLowering::LowerRangeLoop(const PyStmt& stmt, const Node& call) {
   --loop_depth_;
   blocks_.pop_back();
   Emit(std::move(loop));
+}
+
+void KernelLowering::LowerTileBody(const std::vector<PyStmt>& body,
+                                   Block& region) {
+  blocks_.push_back(&region);
+  ++tile_depth_;
+  ++loop_depth_;
+  LowerBlock(body);
+  --loop_depth_;
+  --tile_depth_;
+  blocks_.pop_back();
 }
 
 void KernelLowering::LowerIf(const PyStmt& stmt) {
