@@ -219,7 +219,7 @@ def run_row(args, kernel, launcher, dtype, label, cubin, reference, work):
     else:
         expected = reference(*exact)
         cells["interpret"] = lib.timed(lambda: lib.compare(
-            jax.jit(lambda *a: function(*a, interpret=True))(*arrays), expected))
+            lib.run_interpret(function, arrays, "interpret", provide_tpu=False), expected))
     exported = {}
 
     def export():
