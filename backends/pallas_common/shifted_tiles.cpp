@@ -190,7 +190,9 @@ std::string DeviceEmitter::ApplyShiftMasks(std::string value,
     }
     value = fmt::format("{}({}, {}, {}, {}, {}, {})", state_.ShiftMask(), value,
                         mask.axis, mask.lanes, mask.start, mask.size, fill);
-    if (mask.jagged != nullptr) {
+    // A loop from 0 has no lanes below its lower bound.
+    auto rt = mask.jagged ? runtime_.find(mask.jagged->name) : runtime_.end();
+    if (rt != runtime_.end() && rt->second.lower != "0") {
       value = MaskJagged(value, static_cast<int64_t>(mask.axis), *mask.jagged,
                          fill);
     }
