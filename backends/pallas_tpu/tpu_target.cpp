@@ -29,15 +29,10 @@ class TpuTarget : public PallasTarget {
     // f32 and bf16 alike): 128 lanes, and on the second-minor dim the
     // sublane tiling of the dtype (8 / 16 / 32 rows for 32 / 16 / 8 bits).
     // Leading dims take any offset.
-    // A rank-1 ref is tiled by 128 x packing lanes (256 for bf16; E2003
-    // "multiple of 256" otherwise, libtpu 0.0.42, v5e-v7x).
     const size_t rank = ref.dims.size();
-    const int64_t packing =
-        4 / std::max<int64_t>(1, DTypeBytes(ref.type.dtype));
     if (dim + 2 < rank) return 1;
-    if (rank == 1) return 128 * std::max<int64_t>(1, packing);
     if (dim + 1 == rank) return 128;
-    return 8 * packing;
+    return 8 * (4 / std::max<int64_t>(1, DTypeBytes(ref.type.dtype)));
   }
   std::optional<std::string> UnalignedSlices(
       const RefPlan& ref) const override {
