@@ -71,13 +71,6 @@ std::optional<ShiftPlanError> PlanShiftedDims(const KernelPlan& plan,
                               "a shifted index must shift the index of a "
                               "tile of an enclosing hl.tile loop"};
       }
-      if (tile->jagged) {
-        return ShiftPlanError{
-            index.expr->loc,
-            fmt::format("a shifted index of tile '{}', whose loop bounds are "
-                        "read from memory, is not supported",
-                        tile->name)};
-      }
       const int64_t align = plan.target->ShiftAlignment(ref, d);
       if (align > 1 && access.write) {
         return ShiftPlanError{
@@ -169,9 +162,13 @@ std::string DeviceEmitter::ShiftedSlice(const Index& index, const RefPlan* ref,
       tile->maybe_partial
           ? fmt::format("{} - {}", TileLimit(tile->name), Paren(begin))
           : fmt::format("{}", tile->block);
+  // A jagged tile's blocks start at its lower bound rounded down
+  // (jagged_tiles.cpp): its lanes below that bound are masked too.
+  const TileInfo* jagged = tile->jagged ? tile : nullptr;
   const int64_t align = ref->dims[dim].shift_align;
   if (align <= 1) {
-    shift_masks_.push_back(ShiftMask{axis, lanes, Paren(start), size, "", 0});
+    shift_masks_.push_back(
+        ShiftMask{axis, lanes, Paren(start), size, "", 0, jagged});
     return fmt::format("pl.ds({}, {})", slice_start, tile->block);
   }
   // The dim is sliced only at multiples of `align`: an aligned window that
@@ -179,7 +176,7 @@ std::string DeviceEmitter::ShiftedSlice(const Index& index, const RefPlan* ref,
   const std::string padded = Paren(slice_start);
   const std::string delta = fmt::format("{} % {}", padded, align);
   shift_masks_.push_back(
-      ShiftMask{axis, lanes, Paren(start), size, delta, tile->block});
+      ShiftMask{axis, lanes, Paren(start), size, delta, tile->block, jagged});
   return fmt::format("pl.ds(pl.multiple_of({} - {}, {}), {})", padded, delta,
                      align, tile->block + align);
 }
@@ -193,6 +190,12 @@ std::string DeviceEmitter::ApplyShiftMasks(std::string value,
     }
     value = fmt::format("{}({}, {}, {}, {}, {}, {})", state_.ShiftMask(), value,
                         mask.axis, mask.lanes, mask.start, mask.size, fill);
+    // A loop from 0 has no lanes below its lower bound.
+    auto rt = mask.jagged ? runtime_.find(mask.jagged->name) : runtime_.end();
+    if (rt != runtime_.end() && rt->second.lower != "0") {
+      value = MaskJagged(value, static_cast<int64_t>(mask.axis), *mask.jagged,
+                         fill);
+    }
   }
   return value;
 }
