@@ -60,6 +60,8 @@ struct Footprint {
   int64_t converted_words = 0;
   // 32-bit registers of the carried tiles of the inner loops.
   int64_t carried_words = 0;
+  bool any_dot = false;
+  std::vector<TracedTile> traced_tiles;
 };
 
 // What the policy knows of a value defined in the device body.
@@ -138,6 +140,7 @@ class FootprintWalk {
     WalkExpr(root, [&](const Expr& expr) {
       if (!staged.count(&expr)) Tile(expr.type);
       if (expr.op != OpKind::kDot || expr.operands.size() < 2) return;
+      footprint_.any_dot = true;
       int64_t pair = 0;
       for (size_t i = 0; i < 2; ++i) {
         const Expr& operand = *expr.operands[i];
@@ -174,13 +177,25 @@ class FootprintWalk {
     });
   }
 
-  void Tile(const Type& type) {
+  void Tile(const Type& type, const std::string& name = "") {
     footprint_.largest_tile_elements =
         std::max(footprint_.largest_tile_elements, StaticElements(type));
+    if (!type.is_tensor() ||
+        std::all_of(type.shape.begin(), type.shape.end(),
+                    [](const Dim& dim) { return dim.is_static(); })) {
+      return;
+    }
+    // One per shape: the values of a row kernel share theirs.
+    std::string dims;
+    for (const Dim& dim : type.shape) dims += DimToString(dim) + ",";
+    if (!traced_shapes_.insert(dims).second) return;
+    const std::string typed = TypeToString(type);
+    footprint_.traced_tiles.push_back(
+        TracedTile{name.empty() ? typed : name + " " + typed, &type});
   }
 
   void Statement(const Stmt& stmt, int depth) {
-    for (const Value& result : stmt.results) Tile(result.type);
+    for (const Value& result : stmt.results) Tile(result.type, result.name);
     ForEachRootExpr(stmt, [&](const Expr& root) { Dots(root, depth); });
     if (stmt.kind == StmtKind::kAssign && stmt.value && !stmt.results.empty()) {
       Definition def;
@@ -242,6 +257,7 @@ class FootprintWalk {
   Footprint& footprint_;
   std::map<std::string, Definition> defs_;
   std::set<std::string> counted_;
+  std::set<std::string> traced_shapes_;
 };
 
 std::string KiB(int64_t bytes) {
@@ -256,6 +272,7 @@ GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
   FootprintWalk(footprint).Block(plan.device->body, 0);
   GpuLaunch launch;
   launch.largest_tile_elements = footprint.largest_tile_elements;
+  launch.traced_tiles = std::move(footprint.traced_tiles);
   launch.shared_bytes_per_stage =
       footprint.streamed_bytes + footprint.converted_bytes;
 
@@ -290,8 +307,9 @@ GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
   if (conversion_bound) {
     needed = warps_for(converted_live, kGpuLiveWordsPerThreadConverted);
   }
-  const bool has_dot = footprint.unpipelined_bytes > 0;
+  const bool has_dot = footprint.any_dot;
   const int64_t max_warps = has_dot ? kGpuMaxWarpsWithDots : kGpuMaxWarps;
+  launch.max_warps = request.num_warps > 0 ? 0 : max_warps;
   if (request.num_warps > 0) {
     launch.num_warps = request.num_warps;
   } else if (needed > max_warps) {

@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kernel_plan.h"
 
@@ -38,11 +39,22 @@ inline constexpr int64_t kGpuMinWarpsFma = 8;
 inline constexpr int64_t kGpuMaxWarps = 16;
 inline constexpr int64_t kGpuMaxWarpsWithDots = 8;
 inline constexpr int64_t kGpuDefaultStages = 3;
+// Triton's largest tensor (TRITON_MAX_TENSOR_NUMEL): past it the export
+// fails in Triton's MLIR verifier.
+inline constexpr int64_t kTritonMaxTensorElements = int64_t{1} << 20;
 
 // What the config asks for: 0 leaves the choice to the policy.
 struct GpuLaunchRequest {
   int64_t num_warps = 0;
   int64_t num_stages = 0;
+};
+
+// A tile whose size is known only when the host function is traced (a
+// whole dim given at call time in a shape-generic module): the policy sizes
+// it then (gpu_target.cpp emits the check, `_triton_num_warps`).
+struct TracedTile {
+  std::string label;           // "cur f32[128, 128, logits_d2]"
+  const Type* type = nullptr;  // in the plan's device function
 };
 
 struct GpuLaunch {
@@ -54,6 +66,11 @@ struct GpuLaunch {
   int64_t shared_bytes_per_stage = 0;
   // Set when no launch fits: the reason, for a located error.
   std::optional<std::string> problem;
+  // Tiles with call-time dims (one per distinct shape, in kernel order),
+  // which the static choice above does not count, and the most warps the
+  // policy would give them (0: the config or kernel fixed num_warps).
+  std::vector<TracedTile> traced_tiles;
+  int64_t max_warps = 0;
 };
 
 // Triton's tensors are powers of two in every dim: the block a tile or a

@@ -139,6 +139,41 @@ TEST(GpuTriton, SymbolicWholeDimsAreRoundedWhenTraced) {
   EXPECT_TRUE(Contains(result.code, "_mask_tail(")) << result.code;
 }
 
+// Its [16, n] tiles are sized when traced: the policy's helper picks the
+// warps from the static choice (4) and the traced rows, up to 16, or raises
+// the located error of the tile loop (launch @4:3).
+TEST(GpuPolicy, TilesWithCallTimeDimsAreSizedWhenTraced) {
+  Result result = Emit(ReadInput("layer_norm.tir"));
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(Contains(result.code, "def _triton_num_warps(tiles, warps"))
+      << result.code;
+  EXPECT_TRUE(Contains(result.code,
+                       "num_warps=_triton_num_warps(\n"
+                       "                ((\"acc f32[16, n]\", (16, "
+                       "pl.next_power_of_2(n))),"))
+      << result.code;
+  EXPECT_TRUE(Contains(result.code,
+                       "warps=4, most=16, where=\"layer_norm.tir:4:3\", "
+                       "kernel=\"layer_norm\"),"))
+      << result.code;
+  EXPECT_TRUE(Contains(result.code, "num_warps 4 or more when traced"));
+  // A configured num_warps is kept; the traced tiles are checked against
+  // Triton's tensor limit only.
+  GpuModuleOptions configured;
+  configured.num_warps = 2;
+  Result kept = Emit(ReadInput("layer_norm.tir"), configured);
+  ASSERT_TRUE(kept.ok) << kept.diagnostics;
+  EXPECT_TRUE(Contains(kept.code, "warps=2, most=0,")) << kept.code;
+  // Unchecked legality: emitted as asked, no check when traced.
+  GpuModuleOptions unchecked;
+  unchecked.check_legality = false;
+  Result plain = Emit(ReadInput("layer_norm.tir"), unchecked);
+  ASSERT_TRUE(plain.ok) << plain.diagnostics;
+  EXPECT_FALSE(Contains(plain.code, "_triton_num_warps")) << plain.code;
+  EXPECT_TRUE(Contains(plain.code, "CompilerParams(num_warps=4, num_stages=3)"))
+      << plain.code;
+}
+
 TEST(GpuPolicy, ConfiguredWarpsAreKept) {
   GpuModuleOptions options;
   options.num_warps = 4;
