@@ -62,7 +62,17 @@ struct Footprint {
   int64_t carried_words = 0;
   bool any_dot = false;
   std::vector<TracedTile> traced_tiles;
+  // The shared-memory terms above with call-time dims kept (used only when
+  // some term has one: `traced_bytes`).
+  TracedSharedMemory shared;
+  bool traced_bytes = false;
 };
+
+bool HasCallTimeDim(const Type& type) {
+  return type.is_tensor() &&
+         std::any_of(type.shape.begin(), type.shape.end(),
+                     [](const Dim& dim) { return !dim.is_static(); });
+}
 
 // What the policy knows of a value defined in the device body.
 struct Definition {
@@ -142,10 +152,12 @@ class FootprintWalk {
       if (expr.op != OpKind::kDot || expr.operands.size() < 2) return;
       footprint_.any_dot = true;
       int64_t pair = 0;
+      TracedBytes traced_pair;
       for (size_t i = 0; i < 2; ++i) {
         const Expr& operand = *expr.operands[i];
         const int64_t bytes = StaticBytes(operand.type);
         pair += bytes;
+        Add(traced_pair, operand.type);
         if (operand.type.dtype == DType::kF32) footprint_.fma_dot = true;
         if (depth == 0) continue;
         int loaded_at = 0;
@@ -161,30 +173,45 @@ class FootprintWalk {
           if (counted_.insert(key).second) {
             footprint_.converted_bytes += StaticBytes(load->type);
             footprint_.converted_words += RegisterWords(load->type);
+            Add(footprint_.shared.converted, load->type);
           }
           continue;
         }
         if (streamed && counted_.insert(key).second) {
           footprint_.streamed_bytes += bytes;
+          Add(footprint_.shared.streamed, operand.type);
         } else if (!streamed) {
           footprint_.resident_bytes =
               std::max(footprint_.resident_bytes, bytes);
+          footprint_.shared.resident.push_back(Bytes(operand.type));
         }
       }
       footprint_.unpipelined_bytes =
           std::max(footprint_.unpipelined_bytes, pair);
+      footprint_.shared.unpipelined.push_back(traced_pair);
       footprint_.pipelined_dot = footprint_.pipelined_dot || depth > 0;
     });
+  }
+
+  // `type`'s bytes into `sum`: static, or kept for the traced check.
+  void Add(TracedBytes& sum, const Type& type) {
+    if (!HasCallTimeDim(type)) {
+      sum.fixed += StaticBytes(type);
+      return;
+    }
+    sum.traced.push_back(&type);
+    footprint_.traced_bytes = true;
+  }
+  TracedBytes Bytes(const Type& type) {
+    TracedBytes bytes;
+    Add(bytes, type);
+    return bytes;
   }
 
   void Tile(const Type& type, const std::string& name = "") {
     footprint_.largest_tile_elements =
         std::max(footprint_.largest_tile_elements, StaticElements(type));
-    if (!type.is_tensor() ||
-        std::all_of(type.shape.begin(), type.shape.end(),
-                    [](const Dim& dim) { return dim.is_static(); })) {
-      return;
-    }
+    if (!HasCallTimeDim(type)) return;
     // One per shape: the values of a row kernel share theirs.
     std::string dims;
     for (const Dim& dim : type.shape) dims += DimToString(dim) + ",";
@@ -211,6 +238,8 @@ class FootprintWalk {
       footprint_.resident_bytes = std::max(footprint_.resident_bytes, bytes);
       footprint_.unpipelined_bytes =
           std::max(footprint_.unpipelined_bytes, bytes);
+      footprint_.shared.resident.push_back(Bytes(stmt.value->type));
+      footprint_.shared.unpipelined.push_back(Bytes(stmt.value->type));
     }
     if (stmt.kind == StmtKind::kTileLoop && !stmt.regions.empty()) {
       LoopLiveSet(stmt);
@@ -273,6 +302,10 @@ GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
   GpuLaunch launch;
   launch.largest_tile_elements = footprint.largest_tile_elements;
   launch.traced_tiles = std::move(footprint.traced_tiles);
+  if (footprint.traced_bytes) {
+    footprint.shared.pipelined = footprint.pipelined_dot;
+    launch.traced_shared = std::move(footprint.shared);
+  }
   launch.shared_bytes_per_stage =
       footprint.streamed_bytes + footprint.converted_bytes;
 

@@ -57,6 +57,22 @@ struct TracedTile {
   const Type* type = nullptr;  // in the plan's device function
 };
 
+// Shared memory that depends on call-time dims: `fixed` bytes plus those
+// of each type of `traced` (a dot operand or result with such a dim).
+struct TracedBytes {
+  int64_t fixed = 0;
+  std::vector<const Type*> traced;
+};
+// ChooseGpuLaunch's shared-memory terms where a dot has call-time dims,
+// for the stages chosen when traced: one copy of `streamed` per stage (of
+// `converted`, one fewer) next to the largest of `resident`; with one stage
+// or no dot in a loop (`pipelined` false), the largest of `unpipelined`.
+struct TracedSharedMemory {
+  TracedBytes streamed, converted;
+  std::vector<TracedBytes> resident, unpipelined;
+  bool pipelined = false;
+};
+
 struct GpuLaunch {
   int64_t num_warps = kGpuMinWarps;
   int64_t num_stages = kGpuDefaultStages;
@@ -71,6 +87,8 @@ struct GpuLaunch {
   // policy would give them (0: the config or kernel fixed num_warps).
   std::vector<TracedTile> traced_tiles;
   int64_t max_warps = 0;
+  // Set when a dot's shared memory depends on call-time dims.
+  std::optional<TracedSharedMemory> traced_shared;
 };
 
 // Triton's tensors are powers of two in every dim: the block a tile or a

@@ -9,6 +9,7 @@
 #include "gpu_policy.h"
 #include "mosaic_wgmma.h"
 #include "python_writer.h"
+#include "traced_launch.h"
 
 namespace tessera::pallas {
 namespace {
@@ -66,7 +67,7 @@ class GpuTarget : public PallasTarget {
     return PowerOfTwoAtLeast(size);
   }
   std::string KernelBlockSizeText(const std::string& size) const override {
-    return fmt::format("pl.next_power_of_2({})", size);
+    return PowerOfTwoText(size);
   }
   std::optional<std::string> CheckBlock(std::span<const BlockDim> block,
                                         DType) const override {
@@ -199,32 +200,21 @@ class GpuTarget : public PallasTarget {
     }
     const GpuLaunch launch = Launch(plan);
     if (launch.problem && options_.check_legality) return launch.problem;
-    const std::string traced = TracedTiles(launch, host);
-    if (traced.empty() || !options_.check_legality) {
-      out.Line(
-          fmt::format("compiler_params=pltriton.CompilerParams(num_warps={}, "
-                      "num_stages={}),",
-                      launch.num_warps, launch.num_stages));
-      return std::nullopt;
-    }
-    // Tiles with call-time dims: warps chosen (or the located error raised)
-    // when the host function is traced, by the emitted policy helper.
-    num_warps_helper_used_ = true;
     const SourceLoc loc =
         plan.launch != nullptr ? plan.launch->loc : plan.device->loc;
-    out.Line("compiler_params=pltriton.CompilerParams(");
-    out.Indent();
-    out.Line(fmt::format("num_warps={}(", num_warps_helper_));
-    out.Indent();
-    out.Line(traced + ",");
-    out.Line(fmt::format(
-        "warps={}, most={}, where={}, kernel={}),", launch.num_warps,
-        launch.max_warps,
-        PythonString(fmt::format("{}:{}:{}", source_file_, loc.line, loc.col)),
-        PythonString(plan.host->name)));
-    out.Dedent();
-    out.Line(fmt::format("num_stages={}),", launch.num_stages));
-    out.Dedent();
+    if (!options_.check_legality) {
+      // Emitted as asked: nothing is checked, at compile time or traced.
+      GpuLaunch unchecked = launch;
+      unchecked.traced_tiles.clear();
+      unchecked.traced_shared.reset();
+      WriteTritonCompilerParams(unchecked, plan, host, "", false,
+                                traced_helpers_, out);
+      return std::nullopt;
+    }
+    WriteTritonCompilerParams(
+        launch, plan, host,
+        fmt::format("{}:{}:{}", source_file_, loc.line, loc.col),
+        options_.num_stages > 0, traced_helpers_, out);
     return std::nullopt;
   }
   std::vector<std::pair<std::string, std::string>> Imports() const override {
@@ -236,12 +226,13 @@ class GpuTarget : public PallasTarget {
     if (options_.launcher == Launcher::kMosaicGpu) {
       atomic_helper_ = state.names.Fresh("_atomic_add_block");
     } else {
-      num_warps_helper_ = state.names.Fresh("_triton_num_warps");
+      traced_helpers_.num_warps_fn = state.names.Fresh("_triton_num_warps");
+      traced_helpers_.num_stages_fn = state.names.Fresh("_triton_num_stages");
     }
   }
   std::string ModuleHelpers(const ModuleState& state) const override {
     std::string helpers = PallasTarget::ModuleHelpers(state);
-    if (num_warps_helper_used_) helpers += NumWarpsHelper();
+    helpers += TracedLaunchHelperSource(traced_helpers_);
     if (!atomic_helper_used_) return helpers;
     PyLines helper;
     helper.Blank();
@@ -269,109 +260,15 @@ class GpuTarget : public PallasTarget {
   std::string HeaderDetails(const KernelPlan& plan) const override {
     if (plan.launcher == Launcher::kMosaicGpu) return "launcher mosaic";
     const GpuLaunch launch = Launch(plan);
-    return fmt::format("launcher triton, num_warps {}{}, num_stages {}",
-                       launch.num_warps,
-                       num_warps_helper_used_ ? " or more when traced" : "",
-                       launch.num_stages);
+    // Call-time dims: the helpers finish the choice when traced.
+    return fmt::format(
+        "launcher triton, num_warps {}{}, num_stages {}{}", launch.num_warps,
+        traced_helpers_.num_warps_used ? " or more when traced" : "",
+        traced_helpers_.num_stages_used ? kGpuDefaultStages : launch.num_stages,
+        traced_helpers_.num_stages_used ? " or fewer when traced" : "");
   }
 
  private:
-  // The tiles of `launch` with call-time dims as a Python tuple of
-  // (label, shape as traced) pairs, each dim the power of two the kernel
-  // holds; empty when there are none or a dim has no host value.
-  std::string TracedTiles(const GpuLaunch& launch,
-                          const HostBindings& host) const {
-    std::string tiles;
-    for (const TracedTile& tile : launch.traced_tiles) {
-      std::string shape;
-      for (const Dim& dim : tile.type->shape) {
-        std::string size;
-        if (dim.is_static()) {
-          size = fmt::format("{}", PowerOfTwoAtLeast(dim.size));
-        } else {
-          auto it = host.symbol_values.find(dim.symbol);
-          if (it == host.symbol_values.end()) return "";
-          size = KernelBlockSizeText(it->second);
-        }
-        shape += (shape.empty() ? "" : ", ") + size;
-      }
-      if (tile.type->shape.size() == 1) shape += ",";
-      tiles += fmt::format("({}, ({})), ", PythonString(tile.label), shape);
-    }
-    if (tiles.empty()) return "";
-    tiles.resize(tiles.size() - 2);
-    return "(" + tiles + (launch.traced_tiles.size() == 1 ? ",)" : ")");
-  }
-  // gpu_policy.h's warps rule and Triton's tensor limit for the traced
-  // tiles, its constants written from the policy's.
-  std::string NumWarpsHelper() const {
-    PyLines helper;
-    helper.Blank();
-    helper.Blank();
-    helper.Line(fmt::format("def {}(tiles, warps, most, where, kernel):",
-                            num_warps_helper_));
-    helper.Indent();
-    for (const char* line : {
-             "# pallas-gpu's launch policy for tiles whose size is known "
-             "only when traced",
-             "# (whole dims given at call time): `warps`, the choice for "
-             "the other tiles,",
-             "# is raised until every traced tile holds at most {per} "
-             "values per thread,",
-             "# up to `most` warps per program (0: num_warps was given). "
-             "Past either",
-             "# limit it raises the located error the compile-time policy "
-             "gives.",
-         }) {
-      helper.Line(fmt::format(fmt::runtime(line),
-                              fmt::arg("per", kGpuValuesPerThread)));
-    }
-    helper.Line("for tile, shape in tiles:");
-    helper.Indent();
-    helper.Line("elements = math.prod(shape)");
-    helper.Line(fmt::format("# {} values per thread, a power of two.",
-                            kGpuValuesPerThread));
-    helper.Line(
-        fmt::format("needed = 1 << (-(-elements // {}) - 1).bit_length()",
-                    32 * kGpuValuesPerThread));
-    helper.Line(fmt::format("if elements > {}:", kTritonMaxTensorElements));
-    helper.Line(
-        fmt::format("    limit = \"more than Triton's {} elements per tensor\"",
-                    kTritonMaxTensorElements));
-    helper.Line("elif most and needed > most:");
-    helper.Line(fmt::format(
-        "    limit = f\"which needs {{needed}} warps to stay within {} "
-        "values per thread (at most {{most}} per program)\"",
-        kGpuValuesPerThread));
-    helper.Line("else:");
-    helper.Line("    if most:");
-    helper.Line("        warps = max(warps, needed)");
-    helper.Line("    continue");
-    helper.Line("size = \" x \".join(map(str, shape))");
-    helper.Line("raise ValueError(");
-    helper.Line(
-        "    f\"{where}: error: the tile {tile} is {size} = {elements} "
-        "elements when traced \"");
-    helper.Line(
-        "    f\"(whole dims rounded up to a power of two), {limit}; choose "
-        "smaller blocks \"");
-    helper.Line(
-        "    f\"(block_sizes in [kernels.{kernel}] of the config, or the "
-        "kernel's helion.Config)\")");
-    helper.Dedent();
-    helper.Line("return warps");
-    return helper.Text();
-  }
-  // A Python string literal of `text`.
-  static std::string PythonString(const std::string& text) {
-    std::string literal = "\"";
-    for (char c : text) {
-      if (c == '\\' || c == '"') literal += '\\';
-      literal += c;
-    }
-    return literal + "\"";
-  }
-
   GpuLaunch Launch(const KernelPlan& plan) const {
     return ChooseGpuLaunch(
         plan, GpuLaunchRequest{options_.num_warps, options_.num_stages});
@@ -483,10 +380,9 @@ class GpuTarget : public PallasTarget {
 
   GpuModuleOptions options_;
   std::string source_file_;  // for the located errors raised when traced
-  // The launch policy's helper for call-time tiles (triton): named when the
-  // names are reserved, written only when a kernel has such tiles.
-  mutable std::string num_warps_helper_;
-  mutable bool num_warps_helper_used_ = false;
+  // The launch policy's helpers for call-time dims (triton): named when the
+  // names are reserved, written only when a kernel uses them.
+  mutable TracedLaunchHelpers traced_helpers_;
   // The module's Mosaic GPU atomic helper: named when the names are
   // reserved, written into the module only when a kernel used it.
   mutable std::string atomic_helper_;

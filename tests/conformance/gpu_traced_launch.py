@@ -10,6 +10,9 @@ shifted_views at its default 128 x 128 blocks holds a 128 x 128 x vocab tile
   vocab 4          65536 elements need 32 warps, more than 16: an error
   vocab 2          32768 elements: 16 warps, runs (interpret mode vs NumPy;
                    the exported Triton call asks for 16 warps)
+and k_grid_matmul, whose streamed and stored dot blocks are 64 x n: at
+n = 200 (256) three stages would take 304 KiB of shared memory, the traced
+policy picks two (as the compile-time one does at --arg w=f32[136,200]).
 """
 import pathlib
 import subprocess
@@ -34,6 +37,36 @@ REJECTED = {  # logits shape -> what the message says of the size and the limit
 }
 RUNS = (3, 5, 2)  # 16 warps
 RUNS_WARPS = 16
+
+
+def check_traced_stages(args, work):
+    """k_grid_matmul generic at x [200, 136], w [136, 200]: num_stages 2."""
+    kernel = "k_grid_matmul"
+    subprocess.run([args.tessera, "compile", f"examples/{kernel}.py",
+                    "--config=configs/pallas_gpu_triton.toml", "--emit=code",
+                    f"--output={work}/"], cwd=args.source_dir, check=True)
+    function = getattr(lib.load_module(work / f"{kernel}_pallas.py", f"traced_{kernel}"), kernel)
+    arrays = [np.ones((200, 136), np.float32), np.ones((136, 200), np.float32)]
+    launch = [kernel[2:] for kernel in gpu_matrix.triton_kernels(
+        gpu_matrix.export_cuda(function, arrays))]
+    print(f"{kernel} (200, 136) x (136, 200): exported (num_warps, num_stages) {launch}")
+    failures = [] if launch == [(8, 2)] else [f"{kernel}: {launch}, expected [(8, 2)]"]
+    # Asked for 3 stages (helion.Config(num_stages=3)), n = 256: its located error.
+    module = lib.load_module(work / f"{kernel}_pallas.py", f"traced_{kernel}_helper")
+    try:
+        module._triton_num_stages(
+            streamed=16384 + 256 * 256, converted=0, resident=256 * 256,
+            unpipelined=16384 + 256 * 256, pipelined=True, stages=3, fixed=True,
+            where=f"examples/{kernel}.py:29:5", kernel=kernel)
+        failures.append(f"{kernel}: 3 stages of 80 KiB accepted")
+    except ValueError as error:
+        expected = (f"examples/{kernel}.py:29:5: error: the dots need 304.0 KiB of shared "
+                    "memory with num_stages 3 (80.0 KiB of operands per stage) when traced: "
+                    "more than the GPU's 227.0 KiB per program; choose smaller blocks")
+        if not str(error).startswith(expected) or not str(error).endswith("or fewer stages"):
+            failures.append(f"{kernel}: {error}")
+        print(f"{kernel} asked for 3 stages: {error}")
+    return failures
 
 
 def main(argv):
@@ -69,6 +102,7 @@ def main(argv):
     print(f"{RUNS}: exported num_warps {warps}")
     if warps != [RUNS_WARPS]:
         failures.append(f"{RUNS}: num_warps {warps}, expected [{RUNS_WARPS}]")
+    failures += check_traced_stages(args, work)
     for failure in failures:
         print(f"FAIL: {failure}")
     return 1 if failures else 0

@@ -139,39 +139,66 @@ TEST(GpuTriton, SymbolicWholeDimsAreRoundedWhenTraced) {
   EXPECT_TRUE(Contains(result.code, "_mask_tail(")) << result.code;
 }
 
+// The module of tests/pallas_tpu/inputs/`input` must hold every one of
+// `parts` and none of `absent`.
+void ExpectModule(const std::string& input, GpuModuleOptions options,
+                  std::initializer_list<const char*> parts,
+                  std::initializer_list<const char*> absent = {}) {
+  Result result = Emit(ReadInput(input), options);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  for (const char* part : parts) {
+    EXPECT_TRUE(Contains(result.code, part)) << part << "\n" << result.code;
+  }
+  for (const char* part : absent) {
+    EXPECT_FALSE(Contains(result.code, part)) << part << "\n" << result.code;
+  }
+}
+
+GpuModuleOptions WithWarpsStagesLegality(int64_t warps, int64_t stages,
+                                         bool check_legality) {
+  GpuModuleOptions options;
+  options.num_warps = warps;
+  options.num_stages = stages;
+  options.check_legality = check_legality;
+  return options;
+}
+
 // Its [16, n] tiles are sized when traced: the policy's helper picks the
 // warps from the static choice (4) and the traced rows, up to 16, or raises
-// the located error of the tile loop (launch @4:3).
+// the located error of the tile loop (launch @4:3). A configured num_warps
+// is kept (most=0: the tiles checked against Triton's tensor limit only);
+// with unchecked legality nothing is checked when traced.
 TEST(GpuPolicy, TilesWithCallTimeDimsAreSizedWhenTraced) {
-  Result result = Emit(ReadInput("layer_norm.tir"));
-  ASSERT_TRUE(result.ok) << result.diagnostics;
-  EXPECT_TRUE(Contains(result.code, "def _triton_num_warps(tiles, warps"))
-      << result.code;
-  EXPECT_TRUE(Contains(result.code,
-                       "num_warps=_triton_num_warps(\n"
-                       "                ((\"acc f32[16, n]\", (16, "
-                       "pl.next_power_of_2(n))),"))
-      << result.code;
-  EXPECT_TRUE(Contains(result.code,
-                       "warps=4, most=16, where=\"layer_norm.tir:4:3\", "
-                       "kernel=\"layer_norm\"),"))
-      << result.code;
-  EXPECT_TRUE(Contains(result.code, "num_warps 4 or more when traced"));
-  // A configured num_warps is kept; the traced tiles are checked against
-  // Triton's tensor limit only.
-  GpuModuleOptions configured;
-  configured.num_warps = 2;
-  Result kept = Emit(ReadInput("layer_norm.tir"), configured);
-  ASSERT_TRUE(kept.ok) << kept.diagnostics;
-  EXPECT_TRUE(Contains(kept.code, "warps=2, most=0,")) << kept.code;
-  // Unchecked legality: emitted as asked, no check when traced.
-  GpuModuleOptions unchecked;
-  unchecked.check_legality = false;
-  Result plain = Emit(ReadInput("layer_norm.tir"), unchecked);
-  ASSERT_TRUE(plain.ok) << plain.diagnostics;
-  EXPECT_FALSE(Contains(plain.code, "_triton_num_warps")) << plain.code;
-  EXPECT_TRUE(Contains(plain.code, "CompilerParams(num_warps=4, num_stages=3)"))
-      << plain.code;
+  ExpectModule("layer_norm.tir", {},
+               {"def _triton_num_warps(tiles, warps",
+                "num_warps=_triton_num_warps(\n"
+                "                ((\"acc f32[16, n]\", (16, "
+                "pl.next_power_of_2(n))),",
+                "warps=4, most=16, where=\"layer_norm.tir:4:3\", "
+                "kernel=\"layer_norm\"),",
+                "num_warps 4 or more when traced"});
+  ExpectModule("layer_norm.tir", WithWarpsStagesLegality(2, 0, true),
+               {"warps=2, most=0,"});
+  ExpectModule("layer_norm.tir", WithWarpsStagesLegality(0, 0, false),
+               {"CompilerParams(num_warps=4, num_stages=3)"},
+               {"_triton_num_warps"});
+}
+
+// attention.tir's head dim d is a call-time size: its k and v blocks
+// ([1, d, 128] f32, streamed by the loop) and q ([1, 128, d], resident) are
+// sized when traced, the stages chosen then from the default 3; a kernel's
+// helion.Config(num_stages=2) is kept, and checked when traced.
+TEST(GpuPolicy, DotsWithCallTimeDimsChooseStagesWhenTraced) {
+  ExpectModule("attention.tir", {},
+               {"num_stages=_triton_num_stages(\n"
+                "                streamed=512 * pl.next_power_of_2(d) + "
+                "512 * pl.next_power_of_2(d), converted=0, "
+                "resident=max(512 * pl.next_power_of_2(d), 65536), ",
+                "stages=3, fixed=False, where=\"outline_attention.tir:13:3\"",
+                "def _triton_num_stages(streamed,",
+                "num_stages 3 or fewer when traced"});
+  ExpectModule("attention.tir", WithWarpsStagesLegality(0, 2, true),
+               {"stages=2, fixed=True, "});
 }
 
 TEST(GpuPolicy, ConfiguredWarpsAreKept) {
