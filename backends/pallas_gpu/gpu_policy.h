@@ -57,20 +57,27 @@ struct TracedTile {
   const Type* type = nullptr;  // in the plan's device function
 };
 
-// Shared memory that depends on call-time dims: `fixed` bytes plus those
-// of each type of `traced` (a dot operand or result with such a dim).
-struct TracedBytes {
+// A size that may depend on call-time dims: `fixed` plus the size of each
+// type of `traced` (a value with such a dim), in `unit`.
+enum class SizeUnit { kBytes, kElements, kWords };  // words: 32-bit registers
+struct TracedSize {
+  SizeUnit unit = SizeUnit::kBytes;
   int64_t fixed = 0;
   std::vector<const Type*> traced;
 };
-// ChooseGpuLaunch's shared-memory terms where a dot has call-time dims,
-// for the stages chosen when traced: one copy of `streamed` per stage (of
-// `converted`, one fewer) next to the largest of `resident`; with one stage
-// or no dot in a loop (`pipelined` false), the largest of `unpipelined`.
 struct TracedSharedMemory {
-  TracedBytes streamed, converted;
-  std::vector<TracedBytes> resident, unpipelined;
+  TracedSize streamed, converted;
+  std::vector<TracedSize> resident, unpipelined;
   bool pipelined = false;
+};
+
+// One of the register rules of ChooseGpuLaunch for the warps chosen when
+// traced: the largest of `alternatives` (elements or words) at most
+// `per_thread` per thread. `what` names it in the error ("{}": the count).
+struct TracedLiveSet {
+  std::string what;
+  std::vector<TracedSize> alternatives;
+  int64_t per_thread = 0;
 };
 
 struct GpuLaunch {
@@ -87,6 +94,13 @@ struct GpuLaunch {
   // policy would give them (0: the config or kernel fixed num_warps).
   std::vector<TracedTile> traced_tiles;
   int64_t max_warps = 0;
+  // The rest of the warps rule, for the check when traced: the warps of the
+  // largest static tile, the fewest warps (the requested ones when
+  // max_warps is 0), and the live sets in the order the policy weighs them
+  // (the first that needs more warps than the tiles decides).
+  int64_t tile_warps = 0;
+  int64_t least_warps = 0;
+  std::vector<TracedLiveSet> live_sets;
   // Set when a dot's shared memory depends on call-time dims.
   std::optional<TracedSharedMemory> traced_shared;
 };

@@ -64,20 +64,24 @@ std::optional<std::string> TilesText(const GpuLaunch& launch,
   return "(" + tiles + (launch.traced_tiles.size() == 1 ? ",)" : ")");
 }
 
-// Bytes as a Python int expression: "16384 + 256 * pl.next_power_of_2(n)".
-std::optional<std::string> BytesText(const TracedBytes& bytes,
-                                     const HostBindings& host) {
-  std::string text = bytes.fixed > 0 || bytes.traced.empty()
-                         ? fmt::format("{}", bytes.fixed)
+// A size as a Python int expression in its unit:
+// "16384 + 256 * pl.next_power_of_2(n)" (bytes).
+std::optional<std::string> SizeText(const TracedSize& size,
+                                    const HostBindings& host) {
+  std::string text = size.fixed > 0 || size.traced.empty()
+                         ? fmt::format("{}", size.fixed)
                          : "";
-  for (const Type* type : bytes.traced) {
-    int64_t coefficient = DTypeBytes(type->dtype);
+  for (const Type* type : size.traced) {
+    int64_t coefficient =
+        size.unit == SizeUnit::kElements ? 1 : DTypeBytes(type->dtype);
     auto dims = TracedDims(*type, host, &coefficient);
     if (!dims) return std::nullopt;
     std::string term = fmt::format("{}", coefficient);
     for (const std::string& dim : *dims) {
       if (dim.starts_with("pl.")) term += " * " + dim;
     }
+    // 32-bit registers: four bytes each, the last one partly used.
+    if (size.unit == SizeUnit::kWords) term = "(" + term + " + 3) // 4";
     text += (text.empty() ? "" : " + ") + term;
   }
   return text;
@@ -85,13 +89,14 @@ std::optional<std::string> BytesText(const TracedBytes& bytes,
 
 // The largest of `alternatives` ("0" for none).
 std::optional<std::string> LargestText(
-    const std::vector<TracedBytes>& alternatives, const HostBindings& host) {
+    const std::vector<TracedSize>& alternatives, const HostBindings& host) {
   std::vector<std::string> texts;
   std::set<std::string> seen;
-  for (const TracedBytes& bytes : alternatives) {
-    auto text = BytesText(bytes, host);
+  for (const TracedSize& bytes : alternatives) {
+    auto text = SizeText(bytes, host);
     if (!text) return std::nullopt;
-    if (seen.insert(*text).second) texts.push_back(*text);
+    // Zero (a loop with no carried tiles) never is the largest.
+    if (*text != "0" && seen.insert(*text).second) texts.push_back(*text);
   }
   if (texts.empty()) return std::string("0");
   if (texts.size() == 1) return texts[0];
@@ -102,11 +107,24 @@ std::optional<std::string> LargestText(
   return "max(" + args + ")";
 }
 
+// The live sets as a tuple of (what, count, per thread) triples.
+std::optional<std::string> LiveSetsText(const GpuLaunch& launch,
+                                        const HostBindings& host) {
+  std::string sets;
+  for (const TracedLiveSet& set : launch.live_sets) {
+    auto count = LargestText(set.alternatives, host);
+    if (!count) return std::nullopt;
+    sets += fmt::format("{}({}, {}, {})", sets.empty() ? "" : ", ",
+                        PythonString(set.what), *count, set.per_thread);
+  }
+  return "(" + sets + (launch.live_sets.size() == 1 ? ",)" : ")");
+}
+
 // The keyword arguments of _triton_num_stages before `stages`.
 std::optional<std::string> SharedText(const TracedSharedMemory& shared,
                                       const HostBindings& host) {
-  auto streamed = BytesText(shared.streamed, host);
-  auto converted = BytesText(shared.converted, host);
+  auto streamed = SizeText(shared.streamed, host);
+  auto converted = SizeText(shared.converted, host);
   auto resident = LargestText(shared.resident, host);
   auto unpipelined = LargestText(shared.unpipelined, host);
   if (!streamed || !converted || !resident || !unpipelined) return std::nullopt;
@@ -122,8 +140,12 @@ void WriteTritonCompilerParams(const GpuLaunch& launch, const KernelPlan& plan,
                                const HostBindings& host,
                                const std::string& where, bool stages_requested,
                                TracedLaunchHelpers& helpers, PyLines& out) {
-  std::optional<std::string> tiles;
-  if (!launch.traced_tiles.empty()) tiles = TilesText(launch, host);
+  std::optional<std::string> tiles, live;
+  if (!launch.traced_tiles.empty() || !launch.live_sets.empty()) {
+    tiles = TilesText(launch, host);
+    live = LiveSetsText(launch, host);
+    if (!live) tiles.reset();
+  }
   std::optional<std::string> shared;
   if (launch.traced_shared) shared = SharedText(*launch.traced_shared, host);
   if (!tiles && !shared) {
@@ -143,7 +165,9 @@ void WriteTritonCompilerParams(const GpuLaunch& launch, const KernelPlan& plan,
     out.Line(fmt::format("num_warps={}(", helpers.num_warps_fn));
     out.Indent();
     out.Line(*tiles + ",");
-    out.Line(fmt::format("warps={}, most={}, {}),", launch.num_warps,
+    out.Line(*live + ",");
+    out.Line(fmt::format("tile_warps={}, least={}, most={}, {}),",
+                         launch.tile_warps, launch.least_warps,
                          launch.max_warps, located));
     out.Dedent();
   } else {
@@ -178,33 +202,45 @@ std::string TracedLaunchHelperSource(const TracedLaunchHelpers& helpers) {
     source += fmt::format(
         R"py(
 
-def {fn}(tiles, warps, most, where, kernel):
-    # pallas-gpu's launch policy for tiles whose size is known only when traced
-    # (whole dims given at call time): `warps`, the choice for the other tiles,
-    # is raised until every traced tile holds at most {per} values per thread,
-    # up to `most` warps per program (0: num_warps was given). Past either
-    # limit it raises the located error the compile-time policy gives.
+def {fn}(tiles, live, tile_warps, least, most, where, kernel):
+    # pallas-gpu's launch policy for values whose size is known only when traced
+    # (whole dims given at call time): enough warps that every tile holds at
+    # most {per} values per thread (`tile_warps`: the static tiles' need), then
+    # the first live set (what, count, per thread) that needs more decides; at
+    # least `least`, at most `most` warps per program (0: num_warps was given,
+    # `least`, and only Triton's limit per tensor holds). Past the limits it
+    # raises the located error the compile-time policy gives.
+    def warps_for(count, per_thread):
+        return 1 << (-(-count // (32 * per_thread)) - 1).bit_length()
+
+    needed = tile_warps
     for tile, shape in tiles:
         elements = math.prod(shape)
-        # {per} values per thread, a power of two.
-        needed = 1 << (-(-elements // {per_warp}) - 1).bit_length()
         if elements > {max_elements}:
             limit = "more than Triton's {max_elements} elements per tensor"
-        elif most and needed > most:
-            limit = f"which needs {{needed}} warps to stay within {per} values per thread (at most {{most}} per program)"
+        elif most and warps_for(elements, {per}) > most:
+            limit = (f"which needs {{warps_for(elements, {per})}} warps to stay within {per} values "
+                     f"per thread (at most {{most}} per program)")
         else:
-            if most:
-                warps = max(warps, needed)
+            needed = max(needed, warps_for(elements, {per}))
             continue
         size = " x ".join(map(str, shape))
         raise ValueError(
             f"{{where}}: error: the tile {{tile}} is {{size}} = {{elements}} elements when traced "
             f"(whole dims rounded up to a power of two), {{limit}}; {advice}")
-    return warps
+    for what, count, per_thread in live:
+        if most and warps_for(count, per_thread) > needed:
+            needed = warps_for(count, per_thread)
+            if needed > most:
+                raise ValueError(
+                    f"{{where}}: error: {{what.format(count)}} when traced, which needs {{needed}} "
+                    f"warps to stay within {{per_thread}} per thread (at most {{most}} per program "
+                    f"with a dot); {advice}")
+            break
+    return max(least, needed) if most else least
 )py",
         fmt::arg("fn", helpers.num_warps_fn),
         fmt::arg("per", kGpuValuesPerThread),
-        fmt::arg("per_warp", 32 * kGpuValuesPerThread),
         fmt::arg("max_elements", kTritonMaxTensorElements),
         fmt::arg("advice", advice));
   }

@@ -6,8 +6,8 @@ For each kernel of kernel_table.KERNELS x launcher (triton, mosaic) x case:
   export    jax.export for platforms=["cuda"] (Pallas's Triton / Mosaic GPU
             lowering; the Triton custom call allowed)
   (label "generic": compiled without --arg, called at the ragged shapes;
-  tiles with call-time dims are sized when traced, num_warps then or the
-  policy's located error, a "rejected" row; no cubin cell)
+  call-time dims are sized when traced, num_warps and num_stages then or
+  the launch policy's located error, a "rejected" row; no cubin cell)
   cubin     triton: the custom call's Triton IR compiled by PyPI's triton for
             sm_90a (GPUTarget("cuda", 90, 32)); ptxas reports registers,
             spills and shared memory; a spill or more than 227 KiB of shared

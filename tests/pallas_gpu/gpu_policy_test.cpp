@@ -170,15 +170,16 @@ GpuModuleOptions WithWarpsStagesLegality(int64_t warps, int64_t stages,
 // with unchecked legality nothing is checked when traced.
 TEST(GpuPolicy, TilesWithCallTimeDimsAreSizedWhenTraced) {
   ExpectModule("layer_norm.tir", {},
-               {"def _triton_num_warps(tiles, warps",
+               {"def _triton_num_warps(tiles, live, tile_warps, least, most,",
                 "num_warps=_triton_num_warps(\n"
                 "                ((\"acc f32[16, n]\", (16, "
                 "pl.next_power_of_2(n))),",
-                "warps=4, most=16, where=\"layer_norm.tir:4:3\", "
-                "kernel=\"layer_norm\"),",
+                "                (),\n"
+                "                tile_warps=1, least=4, most=16, "
+                "where=\"layer_norm.tir:4:3\", kernel=\"layer_norm\"),",
                 "num_warps 4 or more when traced"});
   ExpectModule("layer_norm.tir", WithWarpsStagesLegality(2, 0, true),
-               {"warps=2, most=0,"});
+               {"least=2, most=0,"});
   ExpectModule("layer_norm.tir", WithWarpsStagesLegality(0, 0, false),
                {"CompilerParams(num_warps=4, num_stages=3)"},
                {"_triton_num_warps"});
@@ -187,10 +188,17 @@ TEST(GpuPolicy, TilesWithCallTimeDimsAreSizedWhenTraced) {
 // attention.tir's head dim d is a call-time size: its k and v blocks
 // ([1, d, 128] f32, streamed by the loop) and q ([1, 128, d], resident) are
 // sized when traced, the stages chosen then from the default 3; a kernel's
-// helion.Config(num_stages=2) is kept, and checked when traced.
+// helion.Config(num_stages=2) is kept, and checked when traced. Its f32
+// dots' live set (m_i, l_i and acc carried, qk the largest temporary) is
+// weighed when traced too: at d = 128, 33024 values, past 8 warps.
 TEST(GpuPolicy, DotsWithCallTimeDimsChooseStagesWhenTraced) {
   ExpectModule("attention.tir", {},
-               {"num_stages=_triton_num_stages(\n"
+               {"((\"an inner loop with f32 dots keeps {} values live (its "
+                "carried tiles and its largest temporary)\", max(256 + 128 * "
+                "pl.next_power_of_2(d), 16640 + 128 * pl.next_power_of_2(d)), "
+                "112),),\n"
+                "                tile_warps=8, least=8, most=8, ",
+                "num_stages=_triton_num_stages(\n"
                 "                streamed=512 * pl.next_power_of_2(d) + "
                 "512 * pl.next_power_of_2(d), converted=0, "
                 "resident=max(512 * pl.next_power_of_2(d), 65536), ",
