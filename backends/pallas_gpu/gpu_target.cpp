@@ -202,18 +202,13 @@ class GpuTarget : public PallasTarget {
     if (launch.problem && options_.check_legality) return launch.problem;
     const SourceLoc loc =
         plan.launch != nullptr ? plan.launch->loc : plan.device->loc;
-    if (!options_.check_legality) {
-      // Emitted as asked: nothing is checked, at compile time or traced.
-      GpuLaunch unchecked = launch;
-      unchecked.traced_tiles.clear();
-      unchecked.traced_shared.reset();
-      WriteTritonCompilerParams(unchecked, plan, host, "", false,
-                                traced_helpers_, out);
-      return std::nullopt;
-    }
+    // Unchecked legality: emitted as asked, nothing checked when traced.
     WriteTritonCompilerParams(
         launch, plan, host,
-        fmt::format("{}:{}:{}", source_file_, loc.line, loc.col),
+        options_.check_legality
+            ? std::optional<std::string>(
+                  fmt::format("{}:{}:{}", source_file_, loc.line, loc.col))
+            : std::nullopt,
         options_.num_stages > 0, traced_helpers_, out);
     return std::nullopt;
   }

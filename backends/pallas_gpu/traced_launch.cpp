@@ -120,34 +120,36 @@ std::optional<std::string> LiveSetsText(const GpuLaunch& launch,
   return "(" + sets + (launch.live_sets.size() == 1 ? ",)" : ")");
 }
 
-// The keyword arguments of _triton_num_stages before `stages`.
-std::optional<std::string> SharedText(const TracedSharedMemory& shared,
-                                      const HostBindings& host) {
+// The keyword arguments of _triton_num_stages before `stages`, a line each.
+std::optional<std::vector<std::string>> SharedText(
+    const TracedSharedMemory& shared, const HostBindings& host) {
   auto streamed = SizeText(shared.streamed, host);
   auto converted = SizeText(shared.converted, host);
   auto resident = LargestText(shared.resident, host);
   auto unpipelined = LargestText(shared.unpipelined, host);
   if (!streamed || !converted || !resident || !unpipelined) return std::nullopt;
-  return fmt::format(
-      "streamed={}, converted={}, resident={}, unpipelined={}, pipelined={}",
-      *streamed, *converted, *resident, *unpipelined,
-      shared.pipelined ? "True" : "False");
+  return std::vector<std::string>{
+      "streamed=" + *streamed + ",", "converted=" + *converted + ",",
+      "resident=" + *resident + ",", "unpipelined=" + *unpipelined + ","};
 }
 
 }  // namespace
 
 void WriteTritonCompilerParams(const GpuLaunch& launch, const KernelPlan& plan,
                                const HostBindings& host,
-                               const std::string& where, bool stages_requested,
+                               const std::optional<std::string>& where,
+                               bool stages_requested,
                                TracedLaunchHelpers& helpers, PyLines& out) {
   std::optional<std::string> tiles, live;
-  if (!launch.traced_tiles.empty() || !launch.live_sets.empty()) {
+  if (where && (!launch.traced_tiles.empty() || !launch.live_sets.empty())) {
     tiles = TilesText(launch, host);
     live = LiveSetsText(launch, host);
     if (!live) tiles.reset();
   }
-  std::optional<std::string> shared;
-  if (launch.traced_shared) shared = SharedText(*launch.traced_shared, host);
+  std::optional<std::vector<std::string>> shared;
+  if (where && launch.traced_shared) {
+    shared = SharedText(*launch.traced_shared, host);
+  }
   if (!tiles && !shared) {
     out.Line(
         fmt::format("compiler_params=pltriton.CompilerParams(num_warps={}, "
@@ -156,7 +158,7 @@ void WriteTritonCompilerParams(const GpuLaunch& launch, const KernelPlan& plan,
     return;
   }
   const std::string located =
-      fmt::format("where={}, kernel={}", PythonString(where),
+      fmt::format("where={}, kernel={}", PythonString(*where),
                   PythonString(plan.host->name));
   out.Line("compiler_params=pltriton.CompilerParams(");
   out.Indent();
@@ -164,11 +166,11 @@ void WriteTritonCompilerParams(const GpuLaunch& launch, const KernelPlan& plan,
     helpers.num_warps_used = true;
     out.Line(fmt::format("num_warps={}(", helpers.num_warps_fn));
     out.Indent();
-    out.Line(*tiles + ",");
-    out.Line(*live + ",");
-    out.Line(fmt::format("tile_warps={}, least={}, most={}, {}),",
-                         launch.tile_warps, launch.least_warps,
-                         launch.max_warps, located));
+    out.Line("tiles=" + *tiles + ",");
+    out.Line("live=" + *live + ",");
+    out.Line(fmt::format("tile_warps={}, least={}, most={},", launch.tile_warps,
+                         launch.least_warps, launch.max_warps));
+    out.Line(located + "),");
     out.Dedent();
   } else {
     out.Line(fmt::format("num_warps={},", launch.num_warps));
@@ -179,11 +181,13 @@ void WriteTritonCompilerParams(const GpuLaunch& launch, const KernelPlan& plan,
     helpers.num_stages_used = true;
     out.Line(fmt::format("num_stages={}(", helpers.num_stages_fn));
     out.Indent();
-    out.Line(*shared + ",");
+    for (const std::string& line : *shared) out.Line(line);
     out.Line(
-        fmt::format("stages={}, fixed={}, {}),",
+        fmt::format("pipelined={}, stages={}, fixed={},",
+                    launch.traced_shared->pipelined ? "True" : "False",
                     stages_requested ? launch.num_stages : kGpuDefaultStages,
-                    stages_requested ? "True" : "False", located));
+                    stages_requested ? "True" : "False"));
+    out.Line(located + "),");
     out.Dedent();
   } else {
     out.Line(fmt::format("num_stages={},", launch.num_stages));

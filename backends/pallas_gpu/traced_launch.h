@@ -7,6 +7,7 @@
 // loop past the limits (the compile-time policy's error, at call time).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "device_emitter.h"
@@ -29,12 +30,14 @@ struct TracedLaunchHelpers {
 
 // The `compiler_params=` lines of a triton pallas_call: the numbers of
 // `launch` where all is static (one line, as before call-time sizes were
-// checked), else calls of the helpers. `where` ("file:line:col" of the tile
-// loop) and the kernel name go into the errors; `stages_requested`: the
-// config or kernel fixed num_stages.
+// checked) or nothing is checked (`where` nullopt), else calls of the
+// helpers. `where` ("file:line:col" of the tile loop) and the kernel name
+// go into the errors; `stages_requested`: the config or kernel fixed
+// num_stages.
 void WriteTritonCompilerParams(const GpuLaunch& launch, const KernelPlan& plan,
                                const HostBindings& host,
-                               const std::string& where, bool stages_requested,
+                               const std::optional<std::string>& where,
+                               bool stages_requested,
                                TracedLaunchHelpers& helpers, PyLines& out);
 
 // The used helpers' source, each preceded by two blank lines.

@@ -172,11 +172,12 @@ TEST(GpuPolicy, TilesWithCallTimeDimsAreSizedWhenTraced) {
   ExpectModule("layer_norm.tir", {},
                {"def _triton_num_warps(tiles, live, tile_warps, least, most,",
                 "num_warps=_triton_num_warps(\n"
-                "                ((\"acc f32[16, n]\", (16, "
+                "                tiles=((\"acc f32[16, n]\", (16, "
                 "pl.next_power_of_2(n))),",
-                "                (),\n"
-                "                tile_warps=1, least=4, most=16, "
-                "where=\"layer_norm.tir:4:3\", kernel=\"layer_norm\"),",
+                "                live=(),\n"
+                "                tile_warps=1, least=4, most=16,\n"
+                "                where=\"layer_norm.tir:4:3\", "
+                "kernel=\"layer_norm\"),",
                 "num_warps 4 or more when traced"});
   ExpectModule("layer_norm.tir", WithWarpsStagesLegality(2, 0, true),
                {"least=2, most=0,"});
@@ -193,20 +194,26 @@ TEST(GpuPolicy, TilesWithCallTimeDimsAreSizedWhenTraced) {
 // weighed when traced too: at d = 128, 33024 values, past 8 warps.
 TEST(GpuPolicy, DotsWithCallTimeDimsChooseStagesWhenTraced) {
   ExpectModule("attention.tir", {},
-               {"((\"an inner loop with f32 dots keeps {} values live (its "
-                "carried tiles and its largest temporary)\", max(256 + 128 * "
-                "pl.next_power_of_2(d), 16640 + 128 * pl.next_power_of_2(d)), "
-                "112),),\n"
-                "                tile_warps=8, least=8, most=8, ",
+               {"live=((\"an inner loop with f32 dots keeps {} values live "
+                "(its carried tiles and its largest temporary)\", max(256 + "
+                "128 * pl.next_power_of_2(d), 16640 + 128 * "
+                "pl.next_power_of_2(d)), 112),),\n"
+                "                tile_warps=8, least=8, most=8,\n",
                 "num_stages=_triton_num_stages(\n"
                 "                streamed=512 * pl.next_power_of_2(d) + "
-                "512 * pl.next_power_of_2(d), converted=0, "
-                "resident=max(512 * pl.next_power_of_2(d), 65536), ",
-                "stages=3, fixed=False, where=\"outline_attention.tir:13:3\"",
+                "512 * pl.next_power_of_2(d),\n"
+                "                converted=0,\n"
+                "                resident=max(512 * pl.next_power_of_2(d), "
+                "65536),\n",
+                "pipelined=True, stages=3, fixed=False,\n"
+                "                where=\"outline_attention.tir:13:3\"",
                 "def _triton_num_stages(streamed,",
                 "num_stages 3 or fewer when traced"});
   ExpectModule("attention.tir", WithWarpsStagesLegality(0, 2, true),
-               {"stages=2, fixed=True, "});
+               {"stages=2, fixed=True,\n"});
+  ExpectModule("attention.tir", WithWarpsStagesLegality(0, 0, false),
+               {"CompilerParams(num_warps=8, num_stages=3)"},
+               {"_triton_num_warps", "_triton_num_stages"});
 }
 
 TEST(GpuPolicy, ConfiguredWarpsAreKept) {
