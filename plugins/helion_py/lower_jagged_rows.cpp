@@ -189,8 +189,13 @@ const std::set<std::string>& KernelLowering::JaggedRowTiles() {
     WalkStmtNodes(stmt.body, [&](const Node& node) {
       has_jagged = has_jagged || IsJaggedTileCall(node);
     });
-    // `max_nnz = nnz.amax()` bounding an hl.tile: the max over a rows tile,
-    // a scalar only when the tile has one row.
+    // `max_nnz = nnz.amax()` bounding an hl.tile, or the call itself in the
+    // bounds: the max over a rows tile, a scalar only when the tile has one
+    // row.
+    const auto is_max_call = [](const Node& node) {
+      return node.kind == NodeKind::kAttribute &&
+             (node.text == "amax" || node.text == "max");
+    };
     std::set<std::string> maxima;
     WalkStmtNodes(
         stmt.body, [](const Node&) {},
@@ -201,8 +206,7 @@ const std::set<std::string>& KernelLowering::JaggedRowTiles() {
           }
           bool reduces = false;
           WalkNodes(*inner.value, [&](const Node& node) {
-            reduces = reduces || (node.kind == NodeKind::kAttribute &&
-                                  (node.text == "amax" || node.text == "max"));
+            reduces = reduces || is_max_call(node);
           });
           if (reduces) maxima.insert(inner.targets[0]->text);
         });
@@ -211,8 +215,9 @@ const std::set<std::string>& KernelLowering::JaggedRowTiles() {
         [&](const PyStmt& inner) {
           if (inner.kind != PyStmtKind::kFor || !inner.iter) return;
           WalkNodes(*inner.iter, [&](const Node& node) {
-            has_jagged = has_jagged || (node.kind == NodeKind::kName &&
-                                        maxima.count(node.text) != 0);
+            has_jagged =
+                has_jagged || is_max_call(node) ||
+                (node.kind == NodeKind::kName && maxima.count(node.text) != 0);
           });
         });
     if (has_jagged) jagged_row_tiles_->insert(stmt.target->text);

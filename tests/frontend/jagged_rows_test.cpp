@@ -176,6 +176,21 @@ TEST(JaggedRows, MaxOfLengthsBoundsALoopAndShiftsARank1Gather) {
               "load(x_offsets)[scalar(tile_begin(tile_b))]))])[None, :]");
 }
 
+TEST(JaggedRows, MaxOfLengthsWrittenInTheLoopBoundsIsTheSameLoop) {
+  CompileResult r = CompileBody(
+      "    for tile_b in hl.tile(num_rows):\n"
+      "        starts = x_offsets[tile_b]\n"
+      "        nnz = x_offsets[tile_b.index + 1] - starts\n"
+      "        for tile_n in hl.tile(0, nnz.amax()):\n"
+      "            out[tile_b, tile_n] = 1.0\n");
+  ASSERT_TRUE(r.module) << r.diagnostics;
+  ExpectIrHas(r, "tile_b: tile<1>");
+  ExpectIrHas(r,
+              "for tile_n: tile<128> in tile(0:cast(sub(load(x_offsets)["
+              "scalar(add(tile_begin(tile_b), 1))], load(x_offsets)[scalar("
+              "tile_begin(tile_b))])) {dtype = i64}:128)");
+}
+
 TEST(JaggedRows, AStoreAtAShiftedRank1IndexIsALocatedError) {
   // The load of the same index lowers (above); the store does not, and on
   // the TPU cannot (an unaligned lane offset).
