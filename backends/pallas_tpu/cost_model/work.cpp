@@ -283,9 +283,41 @@ class Counter {
           work.valu_ops += ValueVregs(expr.type, false);
         }
         return;
+      case OpCategory::kScan:
+        if (expr.op == OpKind::kScan) CountScan(expr, work);
+        return;
       default:
         return;
     }
+  }
+
+  // A scan's Hillis-Steele steps (pallas_tpu/scan_lowering.cpp): log2(n)
+  // of them, each a rotation of every member (XLU), the combine's ops and
+  // one select per member (VALU).
+  void CountScan(const Expr& expr, StepWork& work) {
+    const size_t k = expr.operands.size() / 2;
+    if (k == 0) return;
+    const Type& input = expr.operands[0]->type;
+    const int64_t* dim = GetAttr<int64_t>(expr.attrs, "dim");
+    if (dim == nullptr || *dim < 0 ||
+        *dim >= static_cast<int64_t>(input.shape.size()) ||
+        !input.shape[*dim].is_static()) {
+      return;
+    }
+    int64_t steps = 0;
+    for (int64_t span = 1; span < input.shape[*dim].size; span *= 2) ++steps;
+    int64_t combine_ops = 0;
+    for (size_t j = k; j < expr.operands.size(); ++j) {
+      WalkExpr(*expr.operands[j], [&](const Expr& e) {
+        if (e.op != OpKind::kScanArg && e.op != OpKind::kConst) ++combine_ops;
+      });
+    }
+    const double vregs = ValueVregs(input, false);
+    const double rotations = static_cast<double>(steps) * k;
+    work.xlu_ops += rotations * vregs;
+    work.valu_ops +=
+        static_cast<double>(steps * combine_ops) * vregs + rotations * vregs;
+    work.flops += Count(steps * combine_ops) * Elements(input, plan_);
   }
 
   void CountDot(const Expr& expr, StepWork& work) {
