@@ -62,7 +62,8 @@ WGMMA_PTX = "wgmma.mma_async"
 GENERIC_SHAPES = {"exp": [(300,)]}
 GPU_BLOCKS = {  # (kernel, dtype, label) -> block_sizes, Helion order
     **{(kernel, "float32", "ragged"): (32,) for kernel in
-       ("softmax", "layer_norm", "rms_norm", "row_sum", "scaled_epilogue")},
+       ("softmax", "layer_norm", "rms_norm", "row_sum", "scaled_epilogue",
+        "row_cumsum")},
     ("k_grid_matmul", "float32", "ragged"): (128, 64),
     ("grid_bmm", "float32", "ragged"): (64, 128),
     # Lane selects read whole rows (a vocab of 512, or 1000 -> 1024): 128
