@@ -94,6 +94,11 @@ def row_sum(x):
     return x.sum(axis=-1)
 
 
+def row_cumsum(x):
+    (x,) = _f64(x)
+    return np.cumsum(x, axis=-1)
+
+
 def long_sum(x):
     (x,) = _f64(x)
     return x.sum(axis=-1)
@@ -541,6 +546,7 @@ EXAMPLES = {
     },
     "rms_norm": {"args": [("x", (256, 512)), ("weight", (512,))], "dtype": "f32"},
     "row_sum": {"args": [("x", (256, 512))], "dtype": "f32"},
+    "row_cumsum": {"args": [("x", (256, 512))], "dtype": "f32"},
     "long_sum": {"args": [("x", (8, 4096))], "dtype": "f32"},
     "geglu": {"args": [("a", (256, 512)), ("b", (256, 512))], "dtype": "f32"},
     "swiglu": {"args": [("a", (256, 512)), ("b", (256, 512))], "dtype": "f32"},

@@ -64,6 +64,11 @@ struct ModuleState {
     if (shift_mask_fn.empty()) shift_mask_fn = names.Fresh("_mask_shifted");
     return shift_mask_fn;
   }
+  std::string scan_fn;  // scans of a block (pallas-tpu: rotations)
+  std::string ScanBlock() {
+    if (scan_fn.empty()) scan_fn = names.Fresh("_scan_block");
+    return scan_fn;
+  }
   std::string Pad() {
     if (pad_fn.empty()) pad_fn = names.Fresh("_pad_to_multiple");
     return pad_fn;
@@ -345,6 +350,17 @@ class DeviceEmitter : public ExprEmitter {
   std::vector<ShiftMask> shift_masks_;  // of the last RefAccess
   std::string MaskIfRagged(const Expr& value, int64_t axis,
                            std::string_view fill);
+  // Where the valid part of dim `axis` of `value` lies when its tail may
+  // be padding (a ragged tile, a whole dim rounded up): Python expressions
+  // of its begin and limit in the dim's coordinates; `jagged` instead for
+  // a jagged tile (MaskJagged). nullopt when every element is valid.
+  struct RaggedBounds {
+    std::string begin, limit;
+    const TileInfo* jagged = nullptr;
+  };
+  std::optional<RaggedBounds> RaggedBoundsOf(const Expr& value, int64_t axis);
+  // A scan of blocks (device_scan.cpp), through the target's ScanExpr.
+  std::string Scan(const Expr& expr) override;
   std::string Kwarg(const std::string& name, const std::string& host_value);
   bool EmitAssign(const Stmt& stmt, PyLines& out);
   bool EmitStore(const Stmt& stmt, PyLines& out);

@@ -185,24 +185,32 @@ std::optional<std::string> DeviceEmitter::PaddedDimSize(const Expr& value,
   return size;
 }
 
-std::string DeviceEmitter::MaskIfRagged(const Expr& value, int64_t axis,
-                                        std::string_view fill) {
+std::optional<DeviceEmitter::RaggedBounds> DeviceEmitter::RaggedBoundsOf(
+    const Expr& value, int64_t axis) {
   if (std::optional<std::string> size = PaddedDimSize(value, axis)) {
-    return fmt::format("{}({}, {}, 0, {}, {})", state_.Mask(), Emit(value),
-                       axis, *size, fill);
+    return RaggedBounds{"0", *size};
   }
   std::vector<std::string> origins = Origins(value);
   if (axis < 0 || axis >= static_cast<int64_t>(origins.size())) {
-    return Emit(value);
+    return std::nullopt;
   }
   const TileInfo* tile = plan_.FindTile(origins[axis]);
   bool active =
       tile != nullptr && (tile->is_grid || runtime_.count(tile->name) != 0);
-  if (!active || !tile->maybe_partial) return Emit(value);
-  if (tile->jagged)
-    return MaskJagged(Emit(value), axis, *tile, std::string(fill));
+  if (!active || !tile->maybe_partial) return std::nullopt;
+  if (tile->jagged) return RaggedBounds{"", "", tile};
+  return RaggedBounds{TileBegin(tile->name), TileLimit(tile->name)};
+}
+
+std::string DeviceEmitter::MaskIfRagged(const Expr& value, int64_t axis,
+                                        std::string_view fill) {
+  std::optional<RaggedBounds> bounds = RaggedBoundsOf(value, axis);
+  if (!bounds) return Emit(value);
+  if (bounds->jagged != nullptr) {
+    return MaskJagged(Emit(value), axis, *bounds->jagged, std::string(fill));
+  }
   return fmt::format("{}({}, {}, {}, {}, {})", state_.Mask(), Emit(value), axis,
-                     TileBegin(tile->name), TileLimit(tile->name), fill);
+                     bounds->begin, bounds->limit, fill);
 }
 
 std::string DeviceEmitter::ReductionInput(const Expr& input, int64_t axis,

@@ -383,11 +383,52 @@ std::string ExprEmitter::Sub(const Expr& expr) {
     case OpKind::kNumPrograms:
     case OpKind::kScratch:
       return DeviceOp(expr);
+    case OpKind::kScan:
+      return Scan(expr);
+    case OpKind::kScanArg:
+      return ScanArg(expr);
     case OpKind::kNumOps:
       break;
   }
   Fail("unknown op");
   return "None";
+}
+
+std::string ExprEmitter::Scan(const Expr&) {
+  Fail("'scan' is only supported in device code");
+  return "None";
+}
+
+std::string ExprEmitter::ScanArg(const Expr& expr) {
+  const int64_t* index = GetAttr<int64_t>(expr.attrs, "index");
+  if (index == nullptr || *index < 0 ||
+      *index >= static_cast<int64_t>(scan_params_.size())) {
+    Fail("'scan_arg' outside a scan's combine function");
+    return "None";
+  }
+  return scan_params_[*index];
+}
+
+std::string ExprEmitter::CombineLambda(const Expr& scan) {
+  const size_t k = scan.operands.size() / 2;
+  std::vector<std::string> saved = std::move(scan_params_);
+  scan_params_.clear();
+  for (std::string_view side : {"left", "right"}) {
+    for (size_t j = 0; j < k; ++j) {
+      scan_params_.push_back(k == 1 ? std::string(side)
+                                    : fmt::format("{}{}", side, j));
+    }
+  }
+  std::string params;
+  for (size_t i = 0; i < scan_params_.size(); ++i) {
+    params += (i ? ", " : "") + scan_params_[i];
+  }
+  std::string results;
+  for (size_t j = 0; j < k; ++j) {
+    results += (j ? ", " : "") + Emit(*scan.operands[k + j]);
+  }
+  scan_params_ = std::move(saved);
+  return fmt::format("lambda {}: ({}{})", params, results, k == 1 ? "," : "");
 }
 
 std::string ExprEmitter::Reduction(const Expr& expr) {

@@ -64,6 +64,11 @@ class ExprEmitter {
   // True: dots are 2-D only (Pallas's Triton lowering has no batch dims);
   // a batched dot's batch block must be 1.
   virtual bool TwoDimDotsOnly() const { return false; }
+  // A `scan` (docs/ir.md, "Scans"): only device code has one.
+  virtual std::string Scan(const Expr& expr);
+  // A scan's combine function as a Python lambda of its 2k parameters
+  // (left members, then right) returning a k-tuple.
+  std::string CombineLambda(const Expr& scan);
   void Fail(std::string message) { errors_.push_back(std::move(message)); }
 
  private:
@@ -74,7 +79,11 @@ class ExprEmitter {
   std::string Dot(const Expr& expr);
   std::string Subscript(const Expr& expr);
 
+  std::string ScanArg(const Expr& expr);
+
   std::vector<std::string> errors_;
+  // The lambda parameters scan_arg leaves read, while CombineLambda runs.
+  std::vector<std::string> scan_params_;
 };
 
 }  // namespace tessera::pallas

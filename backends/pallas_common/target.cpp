@@ -28,6 +28,12 @@ std::optional<std::string> PallasTarget::GatherRowsProblem(DType) const {
   return fmt::format("the {} backend does not lower gathers", backend_name());
 }
 
+std::string PallasTarget::ScanExpr(ModuleState&, const ScanCall&,
+                                   std::string& error) const {
+  error = fmt::format("the {} backend does not lower scans", backend_name());
+  return "None";
+}
+
 std::string PallasTarget::ModuleHelpers(const ModuleState& state) const {
   PyLines helpers;
   EmitTailHelpers(

@@ -146,6 +146,28 @@ class PallasTarget {
     return std::nullopt;
   }
 
+  // --- Scans (IR `scan`, docs/ir.md) ---
+  // One scan of a block, as the device emitter sees it: the members'
+  // Python expressions and dtypes, the combine function as a lambda
+  // (ExprEmitter::CombineLambda), and, for a reverse scan whose dim may
+  // end in padding, the number of valid elements (else empty).
+  struct ScanCall {
+    std::vector<std::string> inputs;
+    std::vector<DType> dtypes;
+    size_t rank = 0;
+    std::string combine;
+    int64_t axis = 0;
+    bool reverse = false;
+    int64_t result = 0;  // the member the expression gives
+    std::string valid;
+    // The combine is an add of one member's two elements (a cumsum).
+    bool is_sum = false;
+  };
+  // The Python expression of `call`'s result, or an error text (set
+  // `error`) naming why the target cannot scan it.
+  virtual std::string ScanExpr(ModuleState& state, const ScanCall& call,
+                               std::string& error) const;
+
   // --- The host function and the module ---
   // Called once the IR names are registered: reserves the names of the
   // target's own helpers in `state`.

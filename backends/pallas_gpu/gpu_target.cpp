@@ -8,6 +8,7 @@
 #include "fmt/format.h"
 #include "gpu_policy.h"
 #include "mosaic_wgmma.h"
+#include "py_text.h"
 #include "python_writer.h"
 #include "traced_launch.h"
 
@@ -224,6 +225,35 @@ class GpuTarget : public PallasTarget {
       traced_helpers_.num_warps_fn = state.names.Fresh("_triton_num_warps");
       traced_helpers_.num_stages_fn = state.names.Fresh("_triton_num_stages");
     }
+  }
+  std::string ScanExpr(ModuleState&, const ScanCall& call,
+                       std::string& error) const override {
+    // Pallas's Triton lowering has one scan rule, lax.cumsum_p without
+    // reverse (jax/_src/pallas/triton/lowering.py, jax 0.10.2), and none
+    // for what a general scan is made of (lax.associative_scan's strided
+    // slices and pads, a rotation); Mosaic GPU lowers no scan.
+    if (options_.launcher == Launcher::kMosaicGpu) {
+      error =
+          "the mosaic launcher (Mosaic GPU) lowers no scan; use the "
+          "triton launcher for a forward cumsum";
+      return "None";
+    }
+    if (!call.is_sum || call.reverse) {
+      error = fmt::format(
+          "Pallas Triton lowers only a forward cumsum (lax.cumsum_p), not a "
+          "{}: its lowering has no rule for a general associative scan or a "
+          "reverse one",
+          call.reverse ? "reverse scan" : "scan with this combine function");
+      return "None";
+    }
+    const DType dtype = call.dtypes[0];
+    // A half-precision running sum accumulates in f32, as its sums do.
+    if (dtype == DType::kBF16 || dtype == DType::kF16) {
+      return fmt::format(
+          "jnp.cumsum({}.astype(jnp.float32), axis={}).astype({})",
+          Paren(call.inputs[0]), call.axis, JnpDType(dtype));
+    }
+    return fmt::format("jnp.cumsum({}, axis={})", call.inputs[0], call.axis);
   }
   std::string ModuleHelpers(const ModuleState& state) const override {
     std::string helpers = PallasTarget::ModuleHelpers(state);

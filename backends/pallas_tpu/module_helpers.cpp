@@ -1,4 +1,5 @@
 #include "module_helpers.h"
+#include "scan_lowering.h"
 
 #include "fmt/format.h"
 #include "python_writer.h"
@@ -45,6 +46,7 @@ std::string ModuleHelpers(const ModuleState& state,
       {state.round_up_fn, state.pad_fn, state.mask_fn, state.shift_mask_fn},
       helpers);
   AppendIndirectHelpers(state, helpers);
+  AppendScanHelper(state, helpers);
   if (!state.shift_window_fn.empty()) {
     // A shifted tile on a minor dim (TpuTarget::ShiftAlignment): the window
     // is rotated in 32-bit, as Mosaic rotates no packed type ("unsupported

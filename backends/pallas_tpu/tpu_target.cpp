@@ -7,6 +7,7 @@
 #include "launchers/launchers.h"
 #include "module_emitter.h"
 #include "module_helpers.h"
+#include "scan_lowering.h"
 
 namespace tessera::pallas {
 namespace {
@@ -150,6 +151,10 @@ class TpuTarget : public PallasTarget {
     return std::nullopt;
   }
 
+  std::string ScanExpr(ModuleState& state, const ScanCall& call,
+                       std::string& error) const override {
+    return TpuScanExpr(state, call, error);
+  }
   std::string ModuleHelpers(const ModuleState& state) const override {
     return pallas::ModuleHelpers(state, state.target_fn);
   }

@@ -158,6 +158,10 @@ struct ParsedFile {
   // kernels as compile-time constants (the last assignment wins).
   std::map<std::string, NodePtr> constants;
   std::vector<KernelDef> kernels;
+  // Top-level `def`s that are not kernels and parse in the kernel subset
+  // (the last definition wins), by name: hl.associative_scan inlines its
+  // combine function from here. Their params / body as in a KernelDef.
+  std::map<std::string, KernelDef> functions;
 };
 
 }  // namespace tessera::helion_py

@@ -78,6 +78,11 @@ const std::vector<std::string>& KnownFunctions() {
                                    "helion.language.register_tunable",
                                    "helion.language.barrier",
                                    "helion.language.rand",
+                                   "helion.language.associative_scan",
+                                   "helion.language.cumsum",
+                                   "helion.language.cumprod",
+                                   "torch.cumsum",
+                                   "torch.cumprod",
                                    "helion.autotuner.PowerOfTwoFragment",
                                    "helion.autotuner.IntegerFragment",
                                    "helion.autotuner.EnumFragment",
@@ -195,19 +200,7 @@ std::optional<Val> KernelLowering::CallLanguage(const CallSite& site,
                 "hl.tile(...) is used as the iterator of a for loop: "
                 "for tile in hl.tile(n)");
   }
-  if (path == "helion.language.associative_scan") {
-    // A scan needs a scan op in the IR and the combine function's body
-    // (a Python function of the file, which is not inlined): neither exists.
-    Diagnostic* d = Report(
-        loc,
-        "hl.associative_scan is not supported: the IR has no scan op and a "
-        "combine function defined outside the kernel is not inlined");
-    Note(d,
-         "on a TPU a scan along a block's rows would be log2(block) steps of "
-         "pltpu.roll and jnp.where; a segment sum can instead add each row "
-         "into its segment with hl.atomic_add(out, [idx_tile, tile_f], v)");
-    return Val::Poison();
-  }
+  if (std::optional<Val> scan = CallScan(site, args)) return scan;
   if (path == "helion.language.specialize") {
     const Val* x = c.Required(0, "value", name);
     return x ? x->Clone() : Val::Poison();

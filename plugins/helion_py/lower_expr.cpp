@@ -121,7 +121,8 @@ std::string Describe(const Val& value) {
     case ValKind::kSlice:
       return "slice";
     case ValKind::kCallable:
-      return "lambda";
+      return value.function ? "function '" + value.function->name + "'"
+                            : "lambda";
     case ValKind::kCallTimeInt:
       return "a size known only at call time";
   }
@@ -140,6 +141,12 @@ Val KernelLowering::Eval(const Node& node) {
         if (auto constant = HelionTestingConstant(it->second))
           return std::move(*constant);
         return Val::Module(it->second);
+      }
+      if (auto it = functions_.find(node.text); it != functions_.end()) {
+        Val function;
+        function.kind = ValKind::kCallable;
+        function.function = &it->second;
+        return function;
       }
       if (IsBuiltinFunction(node.text))
         return Val::Module("builtins." + node.text);
@@ -177,12 +184,6 @@ Val KernelLowering::Eval(const Node& node) {
       if (callee.kind == ValKind::kPoison) return callee;
       CallArgs args;
       args.loc = node.loc;
-      // Its combine function is a Python function of the file, an undefined
-      // name here: the scan itself is what is not supported, so say that.
-      if (callee.kind == ValKind::kModule &&
-          callee.text == "helion.language.associative_scan") {
-        return CallFunction(callee.text, args);
-      }
       bool poisoned = false;
       for (size_t i = 1; i < node.children.size(); ++i) {
         const Node& arg = *node.children[i];
@@ -218,8 +219,15 @@ Val KernelLowering::Eval(const Node& node) {
         Val self = std::move(callee.elems[0]);
         return CallMethod(std::move(self), callee.text, args);
       }
-      if (callee.kind == ValKind::kCallable)
+      if (callee.kind == ValKind::kCallable && callee.callable != nullptr)
         return CallLambda(*callee.callable, args);
+      if (callee.kind == ValKind::kCallable) {
+        return Fail(node.children[0]->loc,
+                    fmt::format("'{}' is a function of the file: it can be "
+                                "called only as the combine function of "
+                                "hl.associative_scan, which inlines it",
+                                callee.function->name));
+      }
       return Fail(node.children[0]->loc,
                   fmt::format("{} is not callable", Describe(callee)));
     }

@@ -86,6 +86,9 @@ struct Val {
   std::vector<Val> elems;
   bool is_list = false;
   const Node* callable = nullptr;  // kCallable: the kLambda node
+  // kCallable: a module-level function of the file (ParsedFile::functions),
+  // inlined as the combine function of a scan; `callable` is then null.
+  const KernelDef* function = nullptr;
 
   const Type& type() const { return expr->type; }
   bool IsNumber() const {
@@ -350,6 +353,17 @@ class KernelLowering {
   std::optional<Val> CallBuiltin(const CallSite& site, CallArgs& args);
   std::optional<Val> CallTunable(const CallSite& site, CallArgs& args);
   std::optional<Val> CallRandom(const CallSite& site, CallArgs& args);
+  // hl.associative_scan, hl.cumsum, hl.cumprod (lower_calls_scan.cpp).
+  std::optional<Val> CallScan(const CallSite& site, CallArgs& args);
+  // The k results of the combine function `fn` applied to `params` (2k
+  // scan_arg values), inlined as expressions; empty after an error.
+  std::vector<Val> InlineCombine(const Val& fn, std::vector<Val> params,
+                                 size_t k, SourceLoc loc);
+  // The body of a module-level function run on bound parameters: only
+  // assignments and a return, evaluated as expressions (no statements are
+  // emitted).
+  Val InlineFunction(const KernelDef& function, std::vector<Val> params,
+                     SourceLoc loc);
   // Reports an unknown function with the closest known name.
   Val UnknownFunction(const CallSite& site, CallArgs& args);
   void RecordParamDefaults();
@@ -400,6 +414,7 @@ class KernelLowering {
   const KernelDef& kernel_;
   const ImportMap& imports_;
   const std::map<std::string, NodePtr>& constants_;
+  const std::map<std::string, KernelDef>& functions_;
   std::string path_;
   KernelSpecialization spec_;
   bool has_spec_block_sizes_ = false;

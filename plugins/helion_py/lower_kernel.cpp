@@ -68,6 +68,7 @@ Val Val::Clone() const {
   for (const Val& elem : elems) copy.elems.push_back(elem.Clone());
   copy.is_list = is_list;
   copy.callable = callable;
+  copy.function = function;
   return copy;
 }
 Val Val::None() {
@@ -151,6 +152,7 @@ KernelLowering::KernelLowering(const KernelDef& kernel, const ParsedFile& file,
     : kernel_(kernel),
       imports_(file.imports),
       constants_(file.constants),
+      functions_(file.functions),
       path_(path),
       diagnostics_(diagnostics) {
   // "*" applies to every kernel; the kernel's own entry wins per argument.

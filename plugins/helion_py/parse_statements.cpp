@@ -11,7 +11,7 @@ namespace tessera::helion_py {
 namespace parser_internal {
 
 bool Parser::ParseKernel(KernelDef& kernel) {
-  size_t errors = diagnostics_.error_count();
+  size_t errors = diagnostics_->error_count();
   const Token& def = Next();
   kernel.loc = LocOf(def);
   if (Peek().kind != TokenKind::kName) {
@@ -35,7 +35,7 @@ bool Parser::ParseKernel(KernelDef& kernel) {
     return false;
   }
   ParseSuite(kernel.body);
-  return diagnostics_.error_count() == errors;
+  return diagnostics_->error_count() == errors;
 }
 
 bool Parser::ParseParams(std::vector<Param>& params) {

@@ -67,6 +67,10 @@ ParsedFile Parser::Run() {
       if (ParseKernel(kernel)) file.kernels.push_back(std::move(kernel));
       continue;
     }
+    if (token.IsName("def")) {
+      ParseFunction(file);
+      continue;
+    }
     kernel_decorator = false;
     decorated = KernelDef{};
     if (token.IsName("import") || token.IsName("from")) {
@@ -77,6 +81,27 @@ ParsedFile Parser::Run() {
     SkipStatement();
   }
   return file;
+}
+
+void Parser::ParseFunction(ParsedFile& file) {
+  DiagnosticEngine quiet;
+  DiagnosticEngine* reporting = diagnostics_;
+  const bool depth_reported = depth_error_reported_;
+  diagnostics_ = &quiet;
+  const size_t start = pos_;
+  KernelDef function;
+  const bool parsed = ParseKernel(function);
+  diagnostics_ = reporting;
+  depth_error_reported_ = depth_reported;
+  depth_ = 0;
+  // Nothing was consumed (a malformed header): move on as for any other
+  // statement.
+  if (pos_ == start) SkipStatement();
+  if (parsed) {
+    file.functions[function.name] = std::move(function);
+  } else if (!function.name.empty()) {
+    file.functions.erase(function.name);  // a redefinition that is not ours
+  }
 }
 
 void Parser::SkipStatement() {

@@ -26,11 +26,15 @@ class Parser {
          DiagnosticEngine& diagnostics)
       : source_(source),
         path_(path),
-        diagnostics_(diagnostics),
+        diagnostics_(&diagnostics),
         tokens_(Tokenize(source)),
         line_starts_(LineStarts(source)) {}
 
   ParsedFile Run();
+  // A module-level `def` that is not a kernel: kept when it parses (an
+  // hl.associative_scan combine function is inlined from it), silently
+  // skipped when it does not.
+  void ParseFunction(ParsedFile& file);
 
  private:
   // ---- token access -------------------------------------------------------
@@ -80,7 +84,7 @@ class Parser {
   }
 
   void Error(SourceLoc loc, std::string message) {
-    diagnostics_.Error(path_, loc, std::move(message));
+    diagnostics_->Error(path_, loc, std::move(message));
   }
   void ErrorAt(const Token& token, std::string message) {
     Error(LocOf(token), std::move(message));
@@ -209,7 +213,9 @@ class Parser {
 
   std::string_view source_;
   const std::string& path_;
-  DiagnosticEngine& diagnostics_;
+  // A pointer: module-level functions are parsed against a scratch engine
+  // (ParseFunction), so that code outside kernels reports nothing.
+  DiagnosticEngine* diagnostics_;
   std::vector<Token> tokens_;
   std::vector<uint32_t> line_starts_;
   size_t pos_ = 0;

@@ -65,7 +65,8 @@ GPU_BLOCKS = {  # (kernel, dtype, label) -> block_sizes, Helion order
     # 128 rows of 300 -> 512: 32 warps (the generic rows' host functions
     # raise the policy's error when traced at the ragged shapes).
     **{(kernel, "float32", label): (32,) for kernel in
-       ("softmax", "layer_norm", "rms_norm", "row_sum", "scaled_epilogue")
+       ("softmax", "layer_norm", "rms_norm", "row_sum", "scaled_epilogue",
+        "row_cumsum")
        for label in ("ragged", "generic")},
     ("k_grid_matmul", "float32", "ragged"): (128, 64),
     ("grid_bmm", "float32", "ragged"): (64, 128),

@@ -26,7 +26,7 @@ KERNELS = (
     "cross_entropy_rows", "label_nll", "shifted_views", "scatter_rows",
     "segment_sum", "expert_scatter", "shifted_grad", "jagged_rows_sum",
     "jagged_rows_mean", "jagged_rows_layer_norm", "jagged_rows_bmm",
-    "jagged_prefix_add", "jagged_dense_add",
+    "jagged_prefix_add", "jagged_dense_add", "row_cumsum",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -95,6 +95,10 @@ SPECS = {
                                               "bfloat16"))),
     "rms_norm": KernelSpec({"even": [(256, 256), (256,)], "ragged": [(200, 300), (300,)]}),
     "row_sum": KernelSpec({"even": [(256, 256)], "ragged": [(200, 300)]}),
+    # row_cumsum: hl.cumsum along whole rows (a TPU scan of lane rotations);
+    # f32 only: a bf16 running sum's rounding grows with the row.
+    "row_cumsum": KernelSpec({"even": [(256, 256)], "ragged": [(200, 300)]},
+                             dtypes=("float32",)),
     "long_sum": KernelSpec({"even": [(256, 1024)], "ragged": [(200, 1000)]}),
     "geglu": KernelSpec({"even": _same((256, 256), 2), "ragged": _same((200, 300), 2)}),
     "swiglu": KernelSpec({"even": _same((256, 256), 2), "ragged": _same((200, 300), 2)}),

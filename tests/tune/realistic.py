@@ -25,6 +25,7 @@ REALISTIC = {
     "layer_norm": ([(4096, 4096), (4096,), (4096,)], BF16),
     "rms_norm": ([(4096, 4096), (4096,)], BF16),
     "row_sum": (SQUARE, BF16), "long_sum": ([(64, 131072)], BF16),
+    "row_cumsum": (SQUARE, F32),
     "geglu": (SQUARE * 2, BF16), "swiglu": (SQUARE * 2, BF16),
     "scaled_epilogue": ([(4096, 4096), (4096,)], BF16),
     "block_col_sums": (SQUARE, BF16),

@@ -256,6 +256,31 @@ ExprList SampleExprs(OpKind op) {
         out.push_back(Op(op, {}, {{"axis", int64_t{1}}}));
       }
       break;
+    case OpCategory::kScan: {
+      auto arg = [](int64_t index, DType dtype = DType::kF32) {
+        return Op(OpKind::kScanArg, {}, {{"index", index}, {"dtype", dtype}});
+      };
+      if (op == OpKind::kScanArg) {
+        out.push_back(arg(3, DType::kI32));
+        break;
+      }
+      // A cumsum along the lanes, and a segmented sum of a pair scanned
+      // backwards: the second member is the segment id.
+      out.push_back(Op(
+          op, List(P("a"), Op(OpKind::kAdd, List(arg(0), arg(1)))),
+          {{"dim", int64_t{1}}, {"reverse", false}, {"result", int64_t{0}}}));
+      ExprList pair;
+      pair.push_back(P("a"));
+      pair.push_back(P("b"));
+      pair.push_back(Op(OpKind::kWhere,
+                        List(Op(OpKind::kEq, List(arg(1), arg(3))),
+                             Op(OpKind::kAdd, List(arg(0), arg(2))), arg(2))));
+      pair.push_back(arg(3));
+      out.push_back(
+          Op(op, std::move(pair),
+             {{"dim", int64_t{0}}, {"reverse", true}, {"result", int64_t{1}}}));
+      break;
+    }
   }
   return out;
 }

@@ -6,6 +6,8 @@
 #include <set>
 #include <string>
 
+#include "fmt/format.h"
+
 namespace tessera::pallas {
 namespace {
 
@@ -283,9 +285,47 @@ class Counter {
           work.valu_ops += ValueVregs(expr.type, false);
         }
         return;
+      case OpCategory::kScan:
+        if (expr.op == OpKind::kScan) CountScan(expr, work);
+        return;
       default:
         return;
     }
+  }
+
+  // A scan's Hillis-Steele steps (pallas_tpu/scan_lowering.cpp): log2(n)
+  // of them, each a rotation of every member (XLU), the combine's ops and
+  // one select per member (VALU).
+  void CountScan(const Expr& expr, StepWork& work) {
+    const size_t k = expr.operands.size() / 2;
+    if (k == 0) return;
+    const Type& input = expr.operands[0]->type;
+    const int64_t* dim = GetAttr<int64_t>(expr.attrs, "dim");
+    if (dim == nullptr || *dim < 0 ||
+        *dim >= static_cast<int64_t>(input.shape.size())) {
+      return;
+    }
+    // ceil(log2(n)) steps; for a size known when the host function is
+    // traced, the same as Python's (n - 1).bit_length().
+    const Count n = plan_.DimCount(input.shape[*dim]);
+    int64_t steps = 0;
+    for (int64_t span = 1; span < n.StaticOr(0); span *= 2) ++steps;
+    const Count step_count =
+        n.is_constant()
+            ? Count(steps)
+            : Count::Python(fmt::format("({} - 1).bit_length()", n.ToPython()));
+    int64_t combine_ops = 0;
+    for (size_t j = k; j < expr.operands.size(); ++j) {
+      WalkExpr(*expr.operands[j], [&](const Expr& e) {
+        if (e.op != OpKind::kScanArg && e.op != OpKind::kConst) ++combine_ops;
+      });
+    }
+    const double vregs = ValueVregs(input, false);
+    const double rotations = static_cast<double>(steps) * k;
+    work.xlu_ops += rotations * vregs;
+    work.valu_ops +=
+        static_cast<double>(steps * combine_ops) * vregs + rotations * vregs;
+    work.flops += step_count * Count(combine_ops) * Elements(input, plan_);
   }
 
   void CountDot(const Expr& expr, StepWork& work) {

@@ -76,9 +76,11 @@ constexpr std::array<OpInfo, static_cast<size_t>(OpKind::kNumOps)> kOpTable = {{
     {"program_id", C::kDevice, 0, 0, false},
     {"num_programs", C::kDevice, 0, 0, false},
     {"scratch", C::kDevice, 0, 0, false},
+    {"scan", C::kScan, 2, 8, false},
+    {"scan_arg", C::kScan, 0, 0, false},
 }};
-static_assert(kOpTable.back().name == "scratch" &&
-              static_cast<size_t>(OpKind::kScratch) + 1 == kOpTable.size());
+static_assert(kOpTable.back().name == "scan_arg" &&
+              static_cast<size_t>(OpKind::kScanArg) + 1 == kOpTable.size());
 
 const absl::flat_hash_map<std::string_view, OpKind, text::NameHash>&
 OpsByName() {

@@ -9,6 +9,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "ir/scan_type.h"
 
 namespace tessera {
 namespace {
@@ -66,10 +67,12 @@ DType PromoteOperands(const Type& a, const Type& b) {
 // infer every op they meet).
 class OperandTypes {
  public:
-  static constexpr size_t kMax = 4;
+  // A scan of a 4-tuple: 4 inputs and 4 combine results.
+  static constexpr size_t kMax = 8;
   void Add(const Type* type) { types_[size_++] = type; }
   size_t size() const { return size_; }
   const Type& operator[](size_t i) const { return *types_[i]; }
+  std::span<const Type* const> all() const { return {types_.data(), size_}; }
 
  private:
   std::array<const Type*, kMax> types_{};
@@ -724,6 +727,8 @@ absl::StatusOr<Type> Infer(OpKind op, const OperandTypes& operand_types,
         }
         return Type::Scalar(DType::kI32);
       }
+    case OpCategory::kScan:
+      return internal::InferScanType(op, operand_types.all(), attrs);
   }
   return Error(fmt::format("no type rule for '{}'", info.name));
 }

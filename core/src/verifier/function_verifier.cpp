@@ -371,9 +371,17 @@ bool FunctionVerifier::VerifyExpr(const Expr* expr) {
     Error(fmt::format("invalid op kind {}", static_cast<int>(expr->op)));
     return false;
   }
+  if (expr->op == OpKind::kScanArg) {
+    Error("'scan_arg' is only valid inside the combine function of a 'scan'");
+    return false;
+  }
   bool ok = true;
-  for (const ExprPtr& operand : expr->operands) {
-    ok &= VerifyExpr(operand.get());
+  if (expr->op == OpKind::kScan) {
+    ok = VerifyScanOperands(*expr);
+  } else {
+    for (const ExprPtr& operand : expr->operands) {
+      ok &= VerifyExpr(operand.get());
+    }
   }
   for (const Index& index : expr->indices) ok &= VerifyIndex(index);
   VerifyAttrDims(expr->attrs);

@@ -64,6 +64,10 @@ class FunctionVerifier {
   bool VerifyExpr(const Expr* expr);
   bool VerifyVarUse(const Expr& expr);
   bool VerifyConst(const Expr& expr);
+  // A scan's inputs as expressions, its combine results as elementwise
+  // trees over scan_arg leaves (scan_verifier.cpp).
+  bool VerifyScanOperands(const Expr& scan);
+  bool VerifyCombine(const Expr& expr, const Expr& scan);
   bool VerifyIndex(const Index& index);
   bool VerifyIntegerScalarExpr(const Expr* expr, std::string_view role);
   // `what` and `name` make the subject of the message ("store target

@@ -153,6 +153,15 @@ enum class OpKind : uint16_t {
   kNumPrograms,  // [num_programs] {axis} -> i32
   kScratch,      // [scratch] {shape, dtype} -> ref in on-chip scratch
 
+  // Inclusive scan (hl.associative_scan, hl.cumsum, hl.cumprod):
+  // [scan](x_0 .. x_{k-1}, c_0 .. c_{k-1}) {dim, reverse, result}. The x_j are
+  // same-shaped tensors scanned together along `dim`; c_j is the j-th result
+  // of the combine function, an elementwise expression over [scan_arg] leaves
+  // (index j < k: the left operand's member j, k + j: the right one's). The
+  // value is member `result` of the scanned tuple.
+  kScan,
+  kScanArg,  // [scan_arg] {index, dtype}: a combine parameter, scalar dtype
+
   kNumOps,
 };
 
@@ -169,6 +178,7 @@ enum class OpCategory : uint8_t {
   kContraction,
   kConstruct,
   kDevice,
+  kScan,
 };
 
 struct OpInfo {
