@@ -338,6 +338,10 @@ class KernelLowering {
   std::optional<Val> CallBuiltin(const CallSite& site, CallArgs& args);
   std::optional<Val> CallTunable(const CallSite& site, CallArgs& args);
   std::optional<Val> CallRandom(const CallSite& site, CallArgs& args);
+  std::optional<Val> CallArange(const CallSite& site, CallArgs& args);
+  // Index names defined as windows (`row_idx = base + hl.arange(bm)`) or
+  // tile indices, replaced by their definitions (lower_calls_arange.cpp).
+  void ResolveWindowIndices(std::vector<Val>& items) const;
   // Reports an unknown function with the closest known name.
   Val UnknownFunction(const CallSite& site, CallArgs& args);
   void RecordParamDefaults();

@@ -26,7 +26,7 @@ KERNELS = (
     "cross_entropy_rows", "label_nll", "shifted_views", "scatter_rows",
     "segment_sum", "expert_scatter", "shifted_grad", "jagged_rows_sum",
     "jagged_rows_mean", "jagged_rows_layer_norm", "jagged_rows_bmm",
-    "jagged_prefix_add",
+    "jagged_prefix_add", "grouped_matmul",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -147,6 +147,14 @@ SPECS = {
                                      "ragged": [(13, 200), (14,), (13,)]},
                                     dtypes=("float32",),
                                     arg_dtypes=(None, "int32", None)),
+    # x [rows, k], w [k, n], offsets [groups + 1]: windows at group offsets
+    # (hl.arange) under an inner hl.grid of a trip count read from memory.
+    "grouped_matmul": KernelSpec({"even": [(256, 128), (128, 256), (7,)],
+                                  "ragged": [(200, 136), (136, 200), (6,)]},
+                                 arg_dtypes=(None, None, "int32"),
+                                 large=(LargeCase("16 groups 4096 x 1024 x 1024",
+                                                  [(4096, 1024), (1024, 1024), (17,)],
+                                                  "bfloat16"),)),
     "embedding": KernelSpec({"even": [(64,), (512, 256)], "ragged": [(37,), (1000, 200)]},
                             dtypes=("float32",), arg_dtypes=("int32", None),
                             large=(LargeCase("vocab 8192 d 256 n 4096",
