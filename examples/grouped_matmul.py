@@ -25,7 +25,8 @@ def grouped_matmul(x: torch.Tensor, w: torch.Tensor, offsets: torch.Tensor,
                    block_m: hl.constexpr = 16,
                    block_n: hl.constexpr = 128) -> torch.Tensor:
     """x: [rows, k] the groups' rows; w: [k, n] shared by every group;
-    offsets: [groups + 1] where each group starts (offsets[-1] == rows)."""
+    offsets: [groups + 1] where each group starts and the last one ends
+    (rows of no group are 0 in the result)."""
     rows, k = x.shape
     _, n = w.shape
     groups = offsets.size(0) - 1
@@ -38,8 +39,12 @@ def grouped_matmul(x: torch.Tensor, w: torch.Tensor, offsets: torch.Tensor,
             row_blocks = (count + block_m - 1) // block_m
             col_blocks = (n + block_n - 1) // block_n
             for cell in hl.grid(row_blocks * col_blocks):
-                r = first + (cell // col_blocks) * block_m + hl.arange(block_m)
-                c = (cell % col_blocks) * block_n + hl.arange(block_n)
+                row_block = cell // col_blocks
+                # (not `cell % col_blocks`: JAX 0.10.2's Triton lowering of
+                # an integer remainder in a fori_loop fails, i32 vs i1)
+                col_block = cell - row_block * col_blocks
+                r = first + row_block * block_m + hl.arange(block_m)
+                c = col_block * block_n + hl.arange(block_n)
                 in_group = r < last
                 acc = hl.zeros([block_m, block_n], dtype=torch.float32)
                 for tile_k in hl.tile(k):

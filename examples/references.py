@@ -431,8 +431,12 @@ def _prefix_integer_args(shapes, rng):
 
 def _grouped_integer_args(shapes, rng):
     """Group offsets over the rows of x: a third of the groups empty, the
-    others of random sizes (rarely multiples of the block)."""
-    return {2: jagged_offsets(shapes[0][0], shapes[2][0] - 1, rng)}
+    others of random sizes (rarely multiples of the block), from row 3 to 5
+    rows before the end: the rows of no group must stay 0, so a ragged last
+    block that stored past its group's end (or an aligned window that
+    clobbered the rows before its start) shows."""
+    rows, groups = shapes[0][0], shapes[2][0] - 1
+    return {2: 3 + jagged_offsets(rows - 8, groups, rng)}
 
 
 def _embedding_integer_args(shapes, rng):

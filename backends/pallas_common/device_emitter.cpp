@@ -449,8 +449,14 @@ bool DeviceEmitter::EmitStore(const Stmt& stmt, PyLines& out) {
   }
   std::string target = RefAccess(ref, stmt.indices, true);
   value = MaskJaggedStore(stmt, target, value);
-  value = HasShiftWindow() ? PlaceShiftedStore(value, target)
-                           : ApplyShiftMasks(value, target);
+  if (HasShiftWindow()) {
+    // The aligned window is read once, named, and written back whole.
+    const std::string window = Fresh(SanitizeIdentifier(ref) + "_window");
+    out.Line(fmt::format("{} = {}", window, target));
+    value = PlaceShiftedStore(value, window);
+  } else {
+    value = ApplyShiftMasks(value, target);
+  }
   if (!FlushExprErrors(stmt.loc)) return false;
   out.Line(fmt::format("{} = {}", target, value));
   return true;
