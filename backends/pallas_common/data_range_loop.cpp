@@ -36,7 +36,7 @@ bool DeviceEmitter::EmitDataRangeLoop(
   const bool unit_step = step == "1";
   const std::string index = unit_step ? var : Fresh(var + "_step");
   const std::string carry = args.size() == 1 ? args[0] : Fresh("carry");
-  const std::string body_fn = Fresh(var + "_body");
+  const std::string body_fn = Fresh("_" + var + "_body");
   out.Line(fmt::format("def {}({}, {}):", body_fn, index, carry));
   out.Indent();
   if (args.size() > 1) out.Line(fmt::format("{} = {}", Listed(args), carry));
