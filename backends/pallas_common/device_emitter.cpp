@@ -449,14 +449,7 @@ bool DeviceEmitter::EmitStore(const Stmt& stmt, PyLines& out) {
   }
   std::string target = RefAccess(ref, stmt.indices, true);
   value = MaskJaggedStore(stmt, target, value);
-  if (HasShiftWindow()) {
-    // The aligned window is read once, named, and written back whole.
-    const std::string window = Fresh(SanitizeIdentifier(ref) + "_window");
-    out.Line(fmt::format("{} = {}", window, target));
-    value = PlaceShiftedStore(value, window);
-  } else {
-    value = ApplyShiftMasks(value, target);
-  }
+  value = MaskShiftedStore(ref, target, value, out);
   if (!FlushExprErrors(stmt.loc)) return false;
   out.Line(fmt::format("{} = {}", target, value));
   return true;
@@ -517,9 +510,8 @@ bool DeviceEmitter::EmitRangeLoop(const Stmt& stmt, PyLines& out) {
     SetOrigins(stmt.iter_args[i].name, Origins(*stmt.inits[i]));
   }
   if (!FlushExprErrors(stmt.loc)) return false;
-  if (!IsTraceTimeConstant(*dim.begin) || !IsTraceTimeConstant(*dim.end)) {
+  if (!IsTraceTimeConstant(*dim.begin) || !IsTraceTimeConstant(*dim.end))
     return EmitDataRangeLoop(stmt, begin, end, step, args, inits, out);
-  }
   if (!args.empty()) out.Line(TupleAssign(args, inits));
   out.Line(fmt::format(
       "for {} in range({}, {}, {}):", SanitizeIdentifier(stmt.vars[0].name),

@@ -354,6 +354,11 @@ class DeviceEmitter : public ExprEmitter {
   // A store's value, put into the aligned windows of its shifted indices.
   std::string PlaceShiftedStore(std::string value, const std::string& window);
   bool HasShiftWindow() const;
+  // A store's value under the shift masks of its target (`ref[...]`): the
+  // window form names the aligned window it reads back first.
+  std::string MaskShiftedStore(const std::string& ref,
+                               const std::string& target,
+                               const std::string& value, PyLines& out);
   std::vector<ShiftMask> shift_masks_;  // of the last RefAccess
   std::string MaskIfRagged(const Expr& value, int64_t axis,
                            std::string_view fill);

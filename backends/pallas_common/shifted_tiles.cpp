@@ -244,6 +244,17 @@ std::string DeviceEmitter::PlaceShiftedStore(std::string value,
   return value;
 }
 
+std::string DeviceEmitter::MaskShiftedStore(const std::string& ref,
+                                            const std::string& target,
+                                            const std::string& value,
+                                            PyLines& out) {
+  if (!HasShiftWindow()) return ApplyShiftMasks(value, target);
+  // The aligned window is read once, named, and written back whole.
+  const std::string window = Fresh(SanitizeIdentifier(ref) + "_window");
+  out.Line(fmt::format("{} = {}", window, target));
+  return PlaceShiftedStore(value, window);
+}
+
 bool DeviceEmitter::HasShiftWindow() const {
   return std::any_of(
       shift_masks_.begin(), shift_masks_.end(),
