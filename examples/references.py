@@ -239,6 +239,14 @@ def jagged_prefix_add(y, x_offsets, bonus):
     return y64 + np.where(inside, b64[:, None], 0.0)
 
 
+def jagged_dense_add(x_data, x_offsets, y):
+    x64, y64 = _f64(x_data, y)
+    out = y64.copy()
+    for b, (a, e) in enumerate(_segments(x_offsets)):
+        out[b, :e - a] += x64[a:e]
+    return out
+
+
 def embedding(indices, table):
     (t,) = _f64(table)
     return t[np.asarray(indices, dtype=np.int64)]
@@ -439,6 +447,21 @@ def _grouped_integer_args(shapes, rng):
     return {2: 3 + jagged_offsets(rows - 8, groups, rng)}
 
 
+def _dense_add_integer_args(shapes, rng):
+    """Offsets of rows of 0..n values (some empty, one n long) that fill
+    x_data [total] exactly (n <= total <= (rows - 1) * n)."""
+    total, (rows, n) = shapes[0][0], shapes[2]
+    lengths = rng.integers(1, n + 1, size=rows)
+    lengths[rng.random(rows) < 1 / 3] = 0
+    lengths[0], lengths[-1] = 0, n
+    while lengths.sum() != total:
+        grow = lengths.sum() < total
+        open_ = np.flatnonzero(lengths < n if grow else lengths > 0)
+        open_ = open_[(open_ != 0) & (open_ != rows - 1)]
+        lengths[rng.choice(open_)] += 1 if grow else -1
+    return {1: np.concatenate([[0], np.cumsum(lengths)])}
+
+
 def _embedding_integer_args(shapes, rng):
     return {0: rng.integers(0, shapes[1][0], size=shapes[0])}
 
@@ -502,6 +525,7 @@ INTEGER_ARGS = {
     "jagged_rows_bmm": _jagged_bmm_integer_args,
     "jagged_prefix_add": _prefix_integer_args,
     "grouped_matmul": _grouped_integer_args,
+    "jagged_dense_add": _dense_add_integer_args,
     "embedding": _embedding_integer_args,
     "embedding_rows": _embedding_integer_args,
     "gather_gemv": _gather_gemv_integer_args,

@@ -275,7 +275,7 @@ std::string DeviceEmitter::RefAccess(const std::string& ref_name,
           shift_masks_.push_back(ShiftMask{
               axis - 1,
               fmt::format("{} - {}", TileLimit(tile->name), Paren(begin)),
-              Paren(begin), DimExtent(ref, ref_dim), "", 0});
+              Paren(begin), DimExtent(ref, ref_dim), "", 0, nullptr});
         }
         start = PadLowStart(ref, ref_dim, start);
         parts.push_back(fmt::format("pl.ds({}, {})", start, tile->block));

@@ -343,6 +343,9 @@ class DeviceEmitter : public ExprEmitter {
     // tile's first element in the aligned window, and the tile's block.
     std::string window_delta;
     int64_t block = 0;
+    // A jagged tile (loop bounds read from memory): also masked outside
+    // its [lower, end) (MaskJagged).
+    const TileInfo* jagged = nullptr;
   };
   // `pl.ds(...)` of a kShiftedTile index along `dim`; records its mask.
   std::string ShiftedSlice(const Index& index, const RefPlan* ref, size_t dim,

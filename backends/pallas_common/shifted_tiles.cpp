@@ -67,18 +67,6 @@ std::optional<TileInfo> ArangeWindow(const TileShift& shift) {
   return window;
 }
 
-bool JaggedFromZero(const TileInfo& tile) {
-  // A jagged loop over [0, n) (`hl.tile(m_g)` with m_g read from memory):
-  // its blocks start at multiples of the block, like any tile's, and its
-  // limit masks the ragged end, so a shift of it is a shifted tile.
-  if (!tile.jagged || tile.dim == nullptr || !tile.dim->begin) return false;
-  const Expr& begin = *tile.dim->begin;
-  const Attr* value =
-      begin.op == OpKind::kConst ? begin.attr("value") : nullptr;
-  const int64_t* i = value ? std::get_if<int64_t>(&value->value) : nullptr;
-  return i != nullptr && *i == 0;
-}
-
 std::optional<ShiftPlanError> PlanShiftedDims(const KernelPlan& plan,
                                               RefPlan& ref) {
   const std::set<std::string> sizes = SizeSymbols(*plan.device);
@@ -100,13 +88,6 @@ std::optional<ShiftPlanError> PlanShiftedDims(const KernelPlan& plan,
         return ShiftPlanError{index.expr->loc,
                               "a shifted index must shift the index of a "
                               "tile of an enclosing hl.tile loop"};
-      }
-      if (tile->jagged && !JaggedFromZero(*tile)) {
-        return ShiftPlanError{
-            index.expr->loc,
-            fmt::format("a shifted index of tile '{}', whose loop bounds are "
-                        "read from memory, is not supported",
-                        tile->name)};
       }
       const int64_t align = plan.target->ShiftAlignment(ref, d);
       if (align > 1 && access.write && access.stmt != nullptr &&
@@ -202,9 +183,13 @@ std::string DeviceEmitter::ShiftedSlice(const Index& index, const RefPlan* ref,
       tile->maybe_partial
           ? fmt::format("{} - {}", TileLimit(tile->name), Paren(begin))
           : fmt::format("{}", tile->block);
+  // A jagged tile's blocks start at its lower bound rounded down
+  // (jagged_tiles.cpp): its lanes below that bound are masked too.
+  const TileInfo* jagged = tile->jagged ? tile : nullptr;
   const int64_t align = ref->dims[dim].shift_align;
   if (align <= 1) {
-    shift_masks_.push_back(ShiftMask{axis, lanes, Paren(start), size, "", 0});
+    shift_masks_.push_back(
+        ShiftMask{axis, lanes, Paren(start), size, "", 0, jagged});
     return fmt::format("pl.ds({}, {})", slice_start, tile->block);
   }
   // The dim is sliced only at multiples of `align`: an aligned window that
@@ -212,7 +197,7 @@ std::string DeviceEmitter::ShiftedSlice(const Index& index, const RefPlan* ref,
   const std::string padded = Paren(slice_start);
   const std::string delta = fmt::format("{} % {}", padded, align);
   shift_masks_.push_back(
-      ShiftMask{axis, lanes, Paren(start), size, delta, tile->block});
+      ShiftMask{axis, lanes, Paren(start), size, delta, tile->block, jagged});
   return fmt::format("pl.ds(pl.multiple_of({} - {}, {}), {})", padded, delta,
                      align, tile->block + align);
 }
@@ -225,6 +210,15 @@ std::string DeviceEmitter::PlaceShiftedStore(std::string value,
   // tile in the window belong to other tiles (the next group's rows): they
   // are written back unchanged.
   for (const ShiftMask& mask : shift_masks_) {
+    auto rt = mask.jagged ? runtime_.find(mask.jagged->name) : runtime_.end();
+    if (rt != runtime_.end() && rt->second.lower != "0") {
+      Fail(
+          fmt::format("a store through an aligned window at a shifted index "
+                      "of tile '{}', whose loop starts at a bound read from "
+                      "memory, is not supported (its lanes below that bound "
+                      "are not masked in the window)",
+                      mask.jagged->name));
+    }
     if (mask.window_delta.empty()) continue;
     value = fmt::format("{}({}, {}, {}, {})", state_.ShiftPlace(), value,
                         mask.axis, mask.window_delta, window);
@@ -270,6 +264,12 @@ std::string DeviceEmitter::ApplyShiftMasks(std::string value,
     }
     value = fmt::format("{}({}, {}, {}, {}, {}, {})", state_.ShiftMask(), value,
                         mask.axis, mask.lanes, mask.start, mask.size, fill);
+    // A loop from 0 has no lanes below its lower bound.
+    auto rt = mask.jagged ? runtime_.find(mask.jagged->name) : runtime_.end();
+    if (rt != runtime_.end() && rt->second.lower != "0") {
+      value = MaskJagged(value, static_cast<int64_t>(mask.axis), *mask.jagged,
+                         fill);
+    }
   }
   return value;
 }

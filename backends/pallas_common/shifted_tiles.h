@@ -26,9 +26,6 @@ std::optional<ShiftPlanError> PlanShiftedDims(const KernelPlan& plan,
 // length from s), or nothing when the shift is of a real tile.
 std::optional<TileInfo> ArangeWindow(const TileShift& shift);
 
-// True for a jagged tile whose loop starts at 0 (only its end is data).
-bool JaggedFromZero(const TileInfo& tile);
-
 // True when `tile`'s loop runs over exactly the extent `size` (its ragged
 // last block's extra lanes are then padding, not another part of the dim).
 bool TileSpansDim(const KernelPlan& plan, const TileInfo& tile,

@@ -60,7 +60,23 @@ struct Footprint {
   int64_t converted_words = 0;
   // 32-bit registers of the carried tiles of the inner loops.
   int64_t carried_words = 0;
+  bool any_dot = false;
+  std::vector<TracedTile> traced_tiles;
+  // The terms above with call-time dims kept (used only when some term has
+  // one): shared memory, the f32-dot loops' live values (one alternative per
+  // loop and temporary) and the converted operands' and carried tiles' words.
+  TracedSharedMemory shared;
+  std::vector<TracedSize> fma_live;
+  TracedSize converted_live{SizeUnit::kWords, 0, {}};
+  TracedSize carried_live{SizeUnit::kWords, 0, {}};
+  bool traced_shared = false;
 };
+
+bool HasCallTimeDim(const Type& type) {
+  return type.is_tensor() &&
+         std::any_of(type.shape.begin(), type.shape.end(),
+                     [](const Dim& dim) { return !dim.is_static(); });
+}
 
 // What the policy knows of a value defined in the device body.
 struct Definition {
@@ -138,11 +154,14 @@ class FootprintWalk {
     WalkExpr(root, [&](const Expr& expr) {
       if (!staged.count(&expr)) Tile(expr.type);
       if (expr.op != OpKind::kDot || expr.operands.size() < 2) return;
+      footprint_.any_dot = true;
       int64_t pair = 0;
+      TracedSize traced_pair;
       for (size_t i = 0; i < 2; ++i) {
         const Expr& operand = *expr.operands[i];
         const int64_t bytes = StaticBytes(operand.type);
         pair += bytes;
+        AddShared(traced_pair, operand.type);
         if (operand.type.dtype == DType::kF32) footprint_.fma_dot = true;
         if (depth == 0) continue;
         int loaded_at = 0;
@@ -158,29 +177,62 @@ class FootprintWalk {
           if (counted_.insert(key).second) {
             footprint_.converted_bytes += StaticBytes(load->type);
             footprint_.converted_words += RegisterWords(load->type);
+            AddShared(footprint_.shared.converted, load->type);
+            Add(footprint_.converted_live, load->type);
           }
           continue;
         }
         if (streamed && counted_.insert(key).second) {
           footprint_.streamed_bytes += bytes;
+          AddShared(footprint_.shared.streamed, operand.type);
         } else if (!streamed) {
           footprint_.resident_bytes =
               std::max(footprint_.resident_bytes, bytes);
+          footprint_.shared.resident.push_back(Bytes(operand.type));
         }
       }
       footprint_.unpipelined_bytes =
           std::max(footprint_.unpipelined_bytes, pair);
+      footprint_.shared.unpipelined.push_back(traced_pair);
       footprint_.pipelined_dot = footprint_.pipelined_dot || depth > 0;
     });
   }
 
-  void Tile(const Type& type) {
+  // `type`'s size into `sum`: static, or kept for the traced check.
+  static bool Add(TracedSize& sum, const Type& type) {
+    if (!HasCallTimeDim(type)) {
+      sum.fixed += sum.unit == SizeUnit::kBytes      ? StaticBytes(type)
+                   : sum.unit == SizeUnit::kElements ? StaticElements(type)
+                                                     : RegisterWords(type);
+      return false;
+    }
+    sum.traced.push_back(&type);
+    return true;
+  }
+  void AddShared(TracedSize& bytes, const Type& type) {
+    if (Add(bytes, type)) footprint_.traced_shared = true;
+  }
+  TracedSize Bytes(const Type& type) {
+    TracedSize bytes;
+    AddShared(bytes, type);
+    return bytes;
+  }
+
+  void Tile(const Type& type, const std::string& name = "") {
     footprint_.largest_tile_elements =
         std::max(footprint_.largest_tile_elements, StaticElements(type));
+    if (!HasCallTimeDim(type)) return;
+    // One per shape: the values of a row kernel share theirs.
+    std::string dims;
+    for (const Dim& dim : type.shape) dims += DimToString(dim) + ",";
+    if (!traced_shapes_.insert(dims).second) return;
+    const std::string typed = TypeToString(type);
+    footprint_.traced_tiles.push_back(
+        TracedTile{name.empty() ? typed : name + " " + typed, &type});
   }
 
   void Statement(const Stmt& stmt, int depth) {
-    for (const Value& result : stmt.results) Tile(result.type);
+    for (const Value& result : stmt.results) Tile(result.type, result.name);
     ForEachRootExpr(stmt, [&](const Expr& root) { Dots(root, depth); });
     if (stmt.kind == StmtKind::kAssign && stmt.value && !stmt.results.empty()) {
       Definition def;
@@ -196,6 +248,8 @@ class FootprintWalk {
       footprint_.resident_bytes = std::max(footprint_.resident_bytes, bytes);
       footprint_.unpipelined_bytes =
           std::max(footprint_.unpipelined_bytes, bytes);
+      footprint_.shared.resident.push_back(Bytes(stmt.value->type));
+      footprint_.shared.unpipelined.push_back(Bytes(stmt.value->type));
     }
     if (stmt.kind == StmtKind::kTileLoop && !stmt.regions.empty()) {
       LoopLiveSet(stmt);
@@ -210,10 +264,14 @@ class FootprintWalk {
   void LoopLiveSet(const Stmt& loop) {
     std::set<std::string> carried;
     int64_t live = 0;
+    TracedSize carried_elements{SizeUnit::kElements, 0, {}};
+    std::vector<const Type*> temporaries;
     for (const Value& arg : loop.iter_args) {
       carried.insert(arg.name);
       live += StaticElements(arg.type);
       footprint_.carried_words += RegisterWords(arg.type);
+      Add(carried_elements, arg.type);
+      Add(footprint_.carried_live, arg.type);
     }
     int64_t largest_temporary = 0;
     for (const Stmt& stmt : loop.regions[0].stmts) {
@@ -234,15 +292,58 @@ class FootprintWalk {
       }
       largest_temporary =
           std::max(largest_temporary, StaticElements(stmt.results[0].type));
+      temporaries.push_back(&stmt.results[0].type);
     }
     footprint_.fma_live_elements =
         std::max(footprint_.fma_live_elements, live + largest_temporary);
+    footprint_.fma_live.push_back(carried_elements);
+    for (const Type* temporary : temporaries) {
+      footprint_.fma_live.push_back(carried_elements);
+      Add(footprint_.fma_live.back(), *temporary);
+    }
   }
 
   Footprint& footprint_;
   std::map<std::string, Definition> defs_;
   std::set<std::string> counted_;
+  std::set<std::string> traced_shapes_;
 };
+
+bool AnyTraced(const std::vector<TracedSize>& sizes) {
+  return std::any_of(sizes.begin(), sizes.end(), [](const TracedSize& size) {
+    return !size.traced.empty();
+  });
+}
+
+// The register rules past the largest tile, for the warps chosen when
+// traced (ChooseGpuLaunch weighs them in this order); empty when none has a
+// call-time dim.
+std::vector<TracedLiveSet> TracedLiveSets(Footprint& footprint) {
+  std::vector<TracedLiveSet> sets;
+  bool traced = false;
+  if (footprint.fma_dot) {
+    traced = AnyTraced(footprint.fma_live);
+    sets.push_back(TracedLiveSet{
+        "an inner loop with f32 dots keeps {} values live (its carried "
+        "tiles and its largest temporary)",
+        std::move(footprint.fma_live), kGpuLiveValuesPerThreadFma});
+  }
+  TracedSize& words = footprint.carried_live;
+  const TracedSize& converted = footprint.converted_live;
+  if (converted.fixed > 0 || !converted.traced.empty()) {
+    traced = traced || !words.traced.empty() || !converted.traced.empty();
+    words.fixed += converted.fixed;
+    words.traced.insert(words.traced.end(), converted.traced.begin(),
+                        converted.traced.end());
+    sets.push_back(TracedLiveSet{
+        "an inner loop converting dot operands keeps {} registers of "
+        "loaded values and carried tiles",
+        {std::move(words)},
+        kGpuLiveWordsPerThreadConverted});
+  }
+  if (!traced) sets.clear();
+  return sets;
+}
 
 std::string KiB(int64_t bytes) {
   return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024.0);
@@ -256,6 +357,11 @@ GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
   FootprintWalk(footprint).Block(plan.device->body, 0);
   GpuLaunch launch;
   launch.largest_tile_elements = footprint.largest_tile_elements;
+  launch.traced_tiles = std::move(footprint.traced_tiles);
+  if (footprint.traced_shared) {
+    footprint.shared.pipelined = footprint.pipelined_dot;
+    launch.traced_shared = std::move(footprint.shared);
+  }
   launch.shared_bytes_per_stage =
       footprint.streamed_bytes + footprint.converted_bytes;
 
@@ -290,8 +396,9 @@ GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
   if (conversion_bound) {
     needed = warps_for(converted_live, kGpuLiveWordsPerThreadConverted);
   }
-  const bool has_dot = footprint.unpipelined_bytes > 0;
+  const bool has_dot = footprint.any_dot;
   const int64_t max_warps = has_dot ? kGpuMaxWarpsWithDots : kGpuMaxWarps;
+  launch.max_warps = request.num_warps > 0 ? 0 : max_warps;
   if (request.num_warps > 0) {
     launch.num_warps = request.num_warps;
   } else if (needed > max_warps) {
@@ -326,6 +433,13 @@ GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
     launch.num_warps =
         std::max(footprint.fma_dot ? kGpuMinWarpsFma : kGpuMinWarps, needed);
   }
+  launch.tile_warps =
+      warps_for(footprint.largest_tile_elements, kGpuValuesPerThread);
+  launch.least_warps =
+      request.num_warps > 0
+          ? request.num_warps
+          : (footprint.fma_dot ? kGpuMinWarpsFma : kGpuMinWarps);
+  launch.live_sets = TracedLiveSets(footprint);
 
   // Stages: one copy of the streamed dot operands per stage, next to the
   // resident buffers (measured, attention f32 with 64x128 blocks and 2

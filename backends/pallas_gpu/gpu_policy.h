@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kernel_plan.h"
 
@@ -38,11 +39,45 @@ inline constexpr int64_t kGpuMinWarpsFma = 8;
 inline constexpr int64_t kGpuMaxWarps = 16;
 inline constexpr int64_t kGpuMaxWarpsWithDots = 8;
 inline constexpr int64_t kGpuDefaultStages = 3;
+// Triton's largest tensor (TRITON_MAX_TENSOR_NUMEL): past it the export
+// fails in Triton's MLIR verifier.
+inline constexpr int64_t kTritonMaxTensorElements = int64_t{1} << 20;
 
 // What the config asks for: 0 leaves the choice to the policy.
 struct GpuLaunchRequest {
   int64_t num_warps = 0;
   int64_t num_stages = 0;
+};
+
+// A tile whose size is known only when the host function is traced (a
+// whole dim given at call time in a shape-generic module): the policy sizes
+// it then (gpu_target.cpp emits the check, `_triton_num_warps`).
+struct TracedTile {
+  std::string label;           // "cur f32[128, 128, logits_d2]"
+  const Type* type = nullptr;  // in the plan's device function
+};
+
+// A size that may depend on call-time dims: `fixed` plus the size of each
+// type of `traced` (a value with such a dim), in `unit`.
+enum class SizeUnit { kBytes, kElements, kWords };  // words: 32-bit registers
+struct TracedSize {
+  SizeUnit unit = SizeUnit::kBytes;
+  int64_t fixed = 0;
+  std::vector<const Type*> traced;
+};
+struct TracedSharedMemory {
+  TracedSize streamed, converted;
+  std::vector<TracedSize> resident, unpipelined;
+  bool pipelined = false;
+};
+
+// One of the register rules of ChooseGpuLaunch for the warps chosen when
+// traced: the largest of `alternatives` (elements or words) at most
+// `per_thread` per thread. `what` names it in the error ("{}": the count).
+struct TracedLiveSet {
+  std::string what;
+  std::vector<TracedSize> alternatives;
+  int64_t per_thread = 0;
 };
 
 struct GpuLaunch {
@@ -54,6 +89,20 @@ struct GpuLaunch {
   int64_t shared_bytes_per_stage = 0;
   // Set when no launch fits: the reason, for a located error.
   std::optional<std::string> problem;
+  // Tiles with call-time dims (one per distinct shape, in kernel order),
+  // which the static choice above does not count, and the most warps the
+  // policy would give them (0: the config or kernel fixed num_warps).
+  std::vector<TracedTile> traced_tiles;
+  int64_t max_warps = 0;
+  // The rest of the warps rule, for the check when traced: the warps of the
+  // largest static tile, the fewest warps (the requested ones when
+  // max_warps is 0), and the live sets in the order the policy weighs them
+  // (the first that needs more warps than the tiles decides).
+  int64_t tile_warps = 0;
+  int64_t least_warps = 0;
+  std::vector<TracedLiveSet> live_sets;
+  // Set when a dot's shared memory depends on call-time dims.
+  std::optional<TracedSharedMemory> traced_shared;
 };
 
 // Triton's tensors are powers of two in every dim: the block a tile or a

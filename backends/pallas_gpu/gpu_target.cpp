@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <functional>
+#include <utility>
 
 #include "device_emitter.h"
 #include "fmt/format.h"
 #include "gpu_policy.h"
 #include "mosaic_wgmma.h"
 #include "python_writer.h"
+#include "traced_launch.h"
 
 namespace tessera::pallas {
 namespace {
@@ -50,7 +52,8 @@ std::string IndexTuple(const std::string& ref, const std::string& index) {
 
 class GpuTarget : public PallasTarget {
  public:
-  explicit GpuTarget(const GpuModuleOptions& options) : options_(options) {}
+  GpuTarget(const GpuModuleOptions& options, std::string source_file)
+      : options_(options), source_file_(std::move(source_file)) {}
 
   std::string_view backend_name() const override { return "pallas-gpu"; }
   std::string_view hardware_name() const override { return "GPU"; }
@@ -64,7 +67,7 @@ class GpuTarget : public PallasTarget {
     return PowerOfTwoAtLeast(size);
   }
   std::string KernelBlockSizeText(const std::string& size) const override {
-    return fmt::format("pl.next_power_of_2({})", size);
+    return PowerOfTwoText(size);
   }
   std::optional<std::string> CheckBlock(std::span<const BlockDim> block,
                                         DType) const override {
@@ -185,7 +188,7 @@ class GpuTarget : public PallasTarget {
   }
 
   std::optional<std::string> CallParams(const KernelPlan& plan,
-                                        const HostBindings&,
+                                        const HostBindings& host,
                                         const std::vector<VmemBuffer>&,
                                         PyLines& out,
                                         KernelCost& cost) const override {
@@ -197,10 +200,16 @@ class GpuTarget : public PallasTarget {
     }
     const GpuLaunch launch = Launch(plan);
     if (launch.problem && options_.check_legality) return launch.problem;
-    out.Line(
-        fmt::format("compiler_params=pltriton.CompilerParams(num_warps={}, "
-                    "num_stages={}),",
-                    launch.num_warps, launch.num_stages));
+    const SourceLoc loc =
+        plan.launch != nullptr ? plan.launch->loc : plan.device->loc;
+    // Unchecked legality: emitted as asked, nothing checked when traced.
+    WriteTritonCompilerParams(
+        launch, plan, host,
+        options_.check_legality
+            ? std::optional<std::string>(
+                  fmt::format("{}:{}:{}", source_file_, loc.line, loc.col))
+            : std::nullopt,
+        options_.num_stages > 0, traced_helpers_, out);
     return std::nullopt;
   }
   std::vector<std::pair<std::string, std::string>> Imports() const override {
@@ -211,10 +220,14 @@ class GpuTarget : public PallasTarget {
   void ReserveNames(ModuleState& state) const override {
     if (options_.launcher == Launcher::kMosaicGpu) {
       atomic_helper_ = state.names.Fresh("_atomic_add_block");
+    } else {
+      traced_helpers_.num_warps_fn = state.names.Fresh("_triton_num_warps");
+      traced_helpers_.num_stages_fn = state.names.Fresh("_triton_num_stages");
     }
   }
   std::string ModuleHelpers(const ModuleState& state) const override {
     std::string helpers = PallasTarget::ModuleHelpers(state);
+    helpers += TracedLaunchHelperSource(traced_helpers_);
     if (!atomic_helper_used_) return helpers;
     PyLines helper;
     helper.Blank();
@@ -242,8 +255,12 @@ class GpuTarget : public PallasTarget {
   std::string HeaderDetails(const KernelPlan& plan) const override {
     if (plan.launcher == Launcher::kMosaicGpu) return "launcher mosaic";
     const GpuLaunch launch = Launch(plan);
-    return fmt::format("launcher triton, num_warps {}, num_stages {}",
-                       launch.num_warps, launch.num_stages);
+    // Call-time dims: the helpers finish the choice when traced.
+    return fmt::format(
+        "launcher triton, num_warps {}{}, num_stages {}{}", launch.num_warps,
+        traced_helpers_.num_warps_used ? " or more when traced" : "",
+        traced_helpers_.num_stages_used ? kGpuDefaultStages : launch.num_stages,
+        traced_helpers_.num_stages_used ? " or fewer when traced" : "");
   }
 
  private:
@@ -361,6 +378,10 @@ class GpuTarget : public PallasTarget {
   }
 
   GpuModuleOptions options_;
+  std::string source_file_;  // for the located errors raised when traced
+  // The launch policy's helpers for call-time dims (triton): named when the
+  // names are reserved, written only when a kernel uses them.
+  mutable TracedLaunchHelpers traced_helpers_;
   // The module's Mosaic GPU atomic helper: named when the names are
   // reserved, written into the module only when a kernel used it.
   mutable std::string atomic_helper_;
@@ -382,7 +403,7 @@ absl::StatusOr<EmittedFile> EmitGpuKernelModule(const Module& module,
     const int64_t* from_kernel = GetAttr<int64_t>(host.attrs, name);
     if (*slot == 0 && from_kernel != nullptr) *slot = *from_kernel;
   }
-  const GpuTarget target(kernel_options);
+  const GpuTarget target(kernel_options, module.source_file);
   PallasModuleOptions common;
   common.launcher = options.launcher;
   common.check_legality = options.check_legality;

@@ -59,6 +59,14 @@ std::string ModuleHelpers(const ModuleState& state,
         "`size`:");
     helpers.Line(
         "    # a slice at any offset of a dim Mosaic slices only aligned.");
+    // A window of a 1-D value (a lane row read at a scalar row) is rotated
+    // as one row of a 2-D value: Mosaic rotates no 1-D vector ("Unsupported
+    // 1D shape", libtpu 0.0.42, v5e-v7x).
+    helpers.Line("    if window.ndim == 1:");
+    helpers.Line(
+        fmt::format("        return {}(window.reshape(1, -1), 1, delta, "
+                    "size).reshape(size)",
+                    state.shift_window_fn));
     helpers.Line(
         "    wide = jnp.float32 if jnp.issubdtype(window.dtype, jnp.floating) "
         "else jnp.int32");

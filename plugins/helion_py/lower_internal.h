@@ -123,6 +123,16 @@ struct JaggedRowsAccess {
   size_t lane_axis = 0;
 };
 
+// `starts[:, None] + tile.index[None, :]` indexing a rank-1 ref
+// (lower_jagged_rows.cpp): the shifted tile index tile.index + start, and
+// the index's axis that the tile runs along.
+struct JaggedShift {
+  ExprPtr index;
+  int tile_ordinal = 0;
+  size_t rank = 0;
+  size_t axis = 0;
+};
+
 // One call's evaluated arguments.
 struct CallArgs {
   std::vector<Val> positional;
@@ -298,6 +308,8 @@ class KernelLowering {
   // tile index tile.index + start, with new axes.
   std::optional<Val> JaggedShiftedGather(const Val& ref, const Val& index,
                                          SourceLoc loc);
+  std::optional<JaggedShift> MatchJaggedShift(const Val& ref, const Val& index,
+                                              SourceLoc loc);
   // The block access both of those read or write; `base` is null after an
   // error was reported.
   std::optional<JaggedRowsAccess> MatchJaggedRows(const Val& ref,

@@ -614,9 +614,9 @@ std::optional<JaggedRowsAccess> KernelLowering::MatchJaggedRows(
   return access;
 }
 
-std::optional<Val> KernelLowering::JaggedShiftedGather(const Val& ref,
-                                                       const Val& index,
-                                                       SourceLoc loc) {
+std::optional<JaggedShift> KernelLowering::MatchJaggedShift(const Val& ref,
+                                                            const Val& index,
+                                                            SourceLoc loc) {
   const Val& item = index.kind == ValKind::kTuple && index.elems.size() == 1
                         ? index.elems[0]
                         : index;
@@ -655,15 +655,23 @@ std::optional<Val> KernelLowering::JaggedShiftedGather(const Val& ref,
     shifted = Binary(BinaryOp::kAdd, std::move(shifted), std::move(term), loc);
   }
   if (!shifted.IsValue() || !MatchTileShift(*shifted.expr)) return std::nullopt;
-  NoteTileUse(tile->ordinal, true, true);
+  return JaggedShift{std::move(shifted.expr), tile->ordinal, rank, axis};
+}
+
+std::optional<Val> KernelLowering::JaggedShiftedGather(const Val& ref,
+                                                       const Val& index,
+                                                       SourceLoc loc) {
+  std::optional<JaggedShift> shift = MatchJaggedShift(ref, index, loc);
+  if (!shift) return std::nullopt;
+  NoteTileUse(shift->tile_ordinal, true, true);
   IndexList indices;
-  indices.push_back(Index(IndexKind::kShiftedTile, std::move(shifted.expr)));
+  indices.push_back(Index(IndexKind::kShiftedTile, std::move(shift->index)));
   Val loaded = LoadAt(CloneExpr(*ref.expr), std::move(indices), loc);
   if (!loaded.IsValue()) return loaded;
   IndexList axes;
-  for (size_t d = 0; d < rank; ++d) {
-    axes.push_back(d == axis ? Index(IndexKind::kSlice)
-                             : Index(IndexKind::kNewAxis));
+  for (size_t d = 0; d < shift->rank; ++d) {
+    axes.push_back(d == shift->axis ? Index(IndexKind::kSlice)
+                                    : Index(IndexKind::kNewAxis));
   }
   ExprList subscripted;
   subscripted.push_back(std::move(loaded.expr));
@@ -697,6 +705,17 @@ std::optional<Val> KernelLowering::JaggedRowsGather(const Val& ref,
 std::optional<bool> KernelLowering::JaggedRowsWrite(
     const Val& target, const Val& index, const Val& value, SourceLoc index_loc,
     SourceLoc value_loc, Val& base, IndexList& indices, ExprPtr& stored) {
+  if (MatchJaggedShift(target, index, index_loc)) {
+    Diagnostic* d = Report(
+        index_loc,
+        "a store at 'starts + tile.index' (an offset read from memory) is not "
+        "supported: only loads at such an index lower");
+    Note(d,
+         "on the TPU a load there reads an aligned window and rotates it into "
+         "place; no rotate makes a store at a lane offset that is not a "
+         "multiple of 128 aligned (Mosaic E2003)");
+    return false;
+  }
   std::optional<JaggedRowsAccess> access =
       MatchJaggedRows(target, index, index_loc);
   if (!access) return std::nullopt;

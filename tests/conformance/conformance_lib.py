@@ -155,11 +155,26 @@ def _tpu_context(provide_tpu):
     return on_abstract_tpu() if provide_tpu else contextlib.nullcontext()
 
 
+@contextlib.contextmanager
+def quick_cpu_compile():
+    """XLA compiles the CPU program of an interpret run with most
+    optimizations off. The test shapes are small, so compiling dominates
+    running: this makes the interpret checks about 35 % faster (docs/testing.md,
+    "CI time"). Only interpret runs use it; the export and the real TPU
+    compiler run with JAX's defaults, as a user's do."""
+    previous = jax.config.read("jax_disable_most_optimizations")
+    jax.config.update("jax_disable_most_optimizations", True)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_disable_most_optimizations", previous)
+
+
 def run_interpret(function, arrays, mode, provide_tpu=True):
     """Runs function(*arrays, interpret=<mode>), under the abstract TPU mesh
     when provide_tpu."""
     jitted = jax.jit(functools.partial(function, interpret=INTERPRET_MODES[mode]()))
-    with _tpu_context(provide_tpu):
+    with _tpu_context(provide_tpu), quick_cpu_compile():
         return jax.block_until_ready(jitted(*arrays))
 
 

@@ -26,7 +26,7 @@ KERNELS = (
     "cross_entropy_rows", "label_nll", "shifted_views", "scatter_rows",
     "segment_sum", "expert_scatter", "shifted_grad", "jagged_rows_sum",
     "jagged_rows_mean", "jagged_rows_layer_norm", "jagged_rows_bmm",
-    "jagged_prefix_add", "grouped_matmul",
+    "jagged_prefix_add", "jagged_dense_add", "grouped_matmul",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -147,6 +147,15 @@ SPECS = {
                                      "ragged": [(13, 200), (14,), (13,)]},
                                     dtypes=("float32",),
                                     arg_dtypes=(None, "int32", None)),
+    # x_data read at a lane offset from memory (starts + column): an
+    # aligned window rotated into place; rows of 0..n values, one empty
+    # and one n long (longer than a 128-lane block).
+    # f32 only, as the other one-row-per-step kernels (bf16 was checked by
+    # hand: docs/tpu_legality.md).
+    "jagged_dense_add": KernelSpec({"even": [(700,), (9,), (8, 256)],
+                                    "ragged": [(500,), (6,), (5, 200)]},
+                                   dtypes=("float32",),
+                                   arg_dtypes=(None, "int32", None)),
     # x [rows, k], w [k, n], offsets [groups + 1]: windows at group offsets
     # (hl.arange) under an inner hl.grid of a trip count read from memory;
     # f32 and bf16 (8- and 16-row aligned windows for the ragged stores).

@@ -176,6 +176,22 @@ TEST(JaggedRows, MaxOfLengthsBoundsALoopAndShiftsARank1Gather) {
               "load(x_offsets)[scalar(tile_begin(tile_b))]))])[None, :]");
 }
 
+TEST(JaggedRows, AStoreAtAShiftedRank1IndexIsALocatedError) {
+  // The load of the same index lowers (above); the store does not, and on
+  // the TPU cannot (an unaligned lane offset).
+  CompileResult r = CompileBody(
+      "    for tile_b in hl.tile(num_rows):\n"                // 11
+      "        starts = x_offsets[tile_b]\n"                  // 12
+      "        nnz = x_offsets[tile_b.index + 1] - starts\n"  // 13
+      "        longest = nnz.amax()\n"                        // 14
+      "        for tile_n in hl.tile(0, longest):\n"          // 15
+      "            hl.store(x_counts, [starts[:, None] + "
+      "tile_n.index[None, :]], out[tile_b, tile_n])\n");  // 16
+  ExpectError(r, 16, 32,
+              "a store at 'starts + tile.index' (an offset read from memory) "
+              "is not supported: only loads at such an index lower");
+}
+
 TEST(JaggedRows, DataDependentHostSizeIsALocatedError) {
   // Helion's jagged_softmax sizes its output from the last offset.
   CompileResult r = Compile(

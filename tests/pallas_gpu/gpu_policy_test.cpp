@@ -139,6 +139,83 @@ TEST(GpuTriton, SymbolicWholeDimsAreRoundedWhenTraced) {
   EXPECT_TRUE(Contains(result.code, "_mask_tail(")) << result.code;
 }
 
+// The module of tests/pallas_tpu/inputs/`input` must hold every one of
+// `parts` and none of `absent`.
+void ExpectModule(const std::string& input, GpuModuleOptions options,
+                  std::initializer_list<const char*> parts,
+                  std::initializer_list<const char*> absent = {}) {
+  Result result = Emit(ReadInput(input), options);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  for (const char* part : parts) {
+    EXPECT_TRUE(Contains(result.code, part)) << part << "\n" << result.code;
+  }
+  for (const char* part : absent) {
+    EXPECT_FALSE(Contains(result.code, part)) << part << "\n" << result.code;
+  }
+}
+
+GpuModuleOptions WithWarpsStagesLegality(int64_t warps, int64_t stages,
+                                         bool check_legality) {
+  GpuModuleOptions options;
+  options.num_warps = warps;
+  options.num_stages = stages;
+  options.check_legality = check_legality;
+  return options;
+}
+
+// Its [16, n] tiles are sized when traced: the policy's helper picks the
+// warps from the static choice (4) and the traced rows, up to 16, or raises
+// the located error of the tile loop (launch @4:3). A configured num_warps
+// is kept (most=0: the tiles checked against Triton's tensor limit only);
+// with unchecked legality nothing is checked when traced.
+TEST(GpuPolicy, TilesWithCallTimeDimsAreSizedWhenTraced) {
+  ExpectModule("layer_norm.tir", {},
+               {"def _triton_num_warps(tiles, live, tile_warps, least, most,",
+                "num_warps=_triton_num_warps(\n"
+                "                tiles=((\"acc f32[16, n]\", (16, "
+                "pl.next_power_of_2(n))),",
+                "                live=(),\n"
+                "                tile_warps=1, least=4, most=16,\n"
+                "                where=\"layer_norm.tir:4:3\", "
+                "kernel=\"layer_norm\"),",
+                "num_warps 4 or more when traced"});
+  ExpectModule("layer_norm.tir", WithWarpsStagesLegality(2, 0, true),
+               {"least=2, most=0,"});
+  ExpectModule("layer_norm.tir", WithWarpsStagesLegality(0, 0, false),
+               {"CompilerParams(num_warps=4, num_stages=3)"},
+               {"_triton_num_warps"});
+}
+
+// attention.tir's head dim d is a call-time size: its k and v blocks
+// ([1, d, 128] f32, streamed by the loop) and q ([1, 128, d], resident) are
+// sized when traced, the stages chosen then from the default 3; a kernel's
+// helion.Config(num_stages=2) is kept, and checked when traced. Its f32
+// dots' live set (m_i, l_i and acc carried, qk the largest temporary) is
+// weighed when traced too: at d = 128, 33024 values, past 8 warps.
+TEST(GpuPolicy, DotsWithCallTimeDimsChooseStagesWhenTraced) {
+  ExpectModule("attention.tir", {},
+               {"live=((\"an inner loop with f32 dots keeps {} values live "
+                "(its carried tiles and its largest temporary)\", max(256 + "
+                "128 * pl.next_power_of_2(d), 16640 + 128 * "
+                "pl.next_power_of_2(d)), 112),),\n"
+                "                tile_warps=8, least=8, most=8,\n",
+                "num_stages=_triton_num_stages(\n"
+                "                streamed=512 * pl.next_power_of_2(d) + "
+                "512 * pl.next_power_of_2(d),\n"
+                "                converted=0,\n"
+                "                resident=max(512 * pl.next_power_of_2(d), "
+                "65536),\n",
+                "pipelined=True, stages=3, fixed=False,\n"
+                "                where=\"outline_attention.tir:13:3\"",
+                "def _triton_num_stages(streamed,",
+                "num_stages 3 or fewer when traced"});
+  ExpectModule("attention.tir", WithWarpsStagesLegality(0, 2, true),
+               {"stages=2, fixed=True,\n"});
+  ExpectModule("attention.tir", WithWarpsStagesLegality(0, 0, false),
+               {"CompilerParams(num_warps=8, num_stages=3)"},
+               {"_triton_num_warps", "_triton_num_stages"});
+}
+
 TEST(GpuPolicy, ConfiguredWarpsAreKept) {
   GpuModuleOptions options;
   options.num_warps = 4;

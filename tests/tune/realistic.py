@@ -44,6 +44,8 @@ REALISTIC = {
     "jagged_rows_mean": ([(4096, 512), (257,), (256,)], F32),
     "jagged_rows_layer_norm": ([(4096, 512), (257,)], F32),
     "jagged_prefix_add": ([(4096, 1024), (4097,), (4096,)], F32),
+    # x_data (4 MiB f32, whole in VMEM) read at lane offsets from memory.
+    "jagged_dense_add": ([(1048576,), (4097,), (4096, 1024)], F32),
     "jagged_rows_bmm": ([(65,), (4096, 256), (64, 256, 256), (64, 256)], F32),
     "embedding": ([(4096,), (8192, 256)], F32),
     "conditional_rescale": ([(4096, 1024), (4096,)], F32),
