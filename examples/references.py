@@ -391,6 +391,14 @@ def expert_scatter(a, w, counts, offsets, order, max_rows=128):
     return out
 
 
+def grouped_matmul(x, w, offsets, block_m=16, block_n=128):
+    x, w = _f64(x, w)
+    out = np.zeros((x.shape[0], w.shape[1]))
+    for a, b in _segments(offsets):
+        out[a:b] = x[a:b] @ w[:, :]
+    return out
+
+
 def jagged_offsets(total, num_segments, rng):
     """Random non-decreasing offsets from 0 to total with some empty
     segments (a third of them, at random) and unaligned starts."""
@@ -432,6 +440,16 @@ def _prefix_integer_args(shapes, rng):
     lengths[rng.random(rows) < 1 / 3] = 0
     lengths[-1] = n
     return {1: np.concatenate([[0], np.cumsum(lengths)])}
+
+
+def _grouped_integer_args(shapes, rng):
+    """Group offsets over the rows of x: a third of the groups empty, the
+    others of random sizes (rarely multiples of the block), from row 3 to 5
+    rows before the end: the rows of no group must stay 0, so a ragged last
+    block that stored past its group's end (or an aligned window that
+    clobbered the rows before its start) shows."""
+    rows, groups = shapes[0][0], shapes[2][0] - 1
+    return {2: 3 + jagged_offsets(rows - 8, groups, rng)}
 
 
 def _dense_add_integer_args(shapes, rng):
@@ -511,6 +529,7 @@ INTEGER_ARGS = {
     "jagged_rows_layer_norm": _jagged_integer_args,
     "jagged_rows_bmm": _jagged_bmm_integer_args,
     "jagged_prefix_add": _prefix_integer_args,
+    "grouped_matmul": _grouped_integer_args,
     "jagged_dense_add": _dense_add_integer_args,
     "embedding": _embedding_integer_args,
     "embedding_rows": _embedding_integer_args,

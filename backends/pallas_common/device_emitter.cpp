@@ -449,7 +449,7 @@ bool DeviceEmitter::EmitStore(const Stmt& stmt, PyLines& out) {
   }
   std::string target = RefAccess(ref, stmt.indices, true);
   value = MaskJaggedStore(stmt, target, value);
-  value = ApplyShiftMasks(value, target);
+  value = MaskShiftedStore(ref, target, value, out);
   if (!FlushExprErrors(stmt.loc)) return false;
   out.Line(fmt::format("{} = {}", target, value));
   return true;
@@ -510,6 +510,8 @@ bool DeviceEmitter::EmitRangeLoop(const Stmt& stmt, PyLines& out) {
     SetOrigins(stmt.iter_args[i].name, Origins(*stmt.inits[i]));
   }
   if (!FlushExprErrors(stmt.loc)) return false;
+  if (!IsTraceTimeConstant(*dim.begin) || !IsTraceTimeConstant(*dim.end))
+    return EmitDataRangeLoop(stmt, begin, end, step, args, inits, out);
   if (!args.empty()) out.Line(TupleAssign(args, inits));
   out.Line(fmt::format(
       "for {} in range({}, {}, {}):", SanitizeIdentifier(stmt.vars[0].name),

@@ -60,6 +60,18 @@ struct ModuleState {
       shift_window_fn = names.Fresh("_shifted_window");
     return shift_window_fn;
   }
+  // Stores through aligned windows (PlaceShiftedStore).
+  std::string shift_place_fn;
+  std::string shift_place_mask_fn;
+  std::string ShiftPlace() {
+    if (shift_place_fn.empty()) shift_place_fn = names.Fresh("_place_shifted");
+    return shift_place_fn;
+  }
+  std::string ShiftPlaceMask() {
+    if (shift_place_mask_fn.empty())
+      shift_place_mask_fn = names.Fresh("_mask_placed");
+    return shift_place_mask_fn;
+  }
   std::string ShiftMask() {
     if (shift_mask_fn.empty()) shift_mask_fn = names.Fresh("_mask_shifted");
     return shift_mask_fn;
@@ -347,6 +359,14 @@ class DeviceEmitter : public ExprEmitter {
   std::string PadLowStart(const RefPlan* ref, size_t dim, std::string start);
   std::string DimExtent(const RefPlan* ref, size_t dim);
   std::string ApplyShiftMasks(std::string value, const std::string& fill);
+  // A store's value, put into the aligned windows of its shifted indices.
+  std::string PlaceShiftedStore(std::string value, const std::string& window);
+  bool HasShiftWindow() const;
+  // A store's value under the shift masks of its target (`ref[...]`): the
+  // window form names the aligned window it reads back first.
+  std::string MaskShiftedStore(const std::string& ref,
+                               const std::string& target,
+                               const std::string& value, PyLines& out);
   std::vector<ShiftMask> shift_masks_;  // of the last RefAccess
   std::string MaskIfRagged(const Expr& value, int64_t axis,
                            std::string_view fill);
@@ -366,6 +386,12 @@ class DeviceEmitter : public ExprEmitter {
   bool EmitStore(const Stmt& stmt, PyLines& out);
   bool EmitAtomic(const Stmt& stmt, PyLines& out);
   bool EmitRangeLoop(const Stmt& stmt, PyLines& out);
+  // A range loop whose bounds are traced values (an inner hl.grid over a
+  // count read from memory): jax.lax.fori_loop (data_range_loop.cpp).
+  bool EmitDataRangeLoop(const Stmt& stmt, const std::string& begin,
+                         const std::string& end, const std::string& step,
+                         const std::vector<std::string>& args,
+                         const std::vector<std::string>& inits, PyLines& out);
   bool EmitIf(const Stmt& stmt, PyLines& out);
   // An `if` without results on a traced condition: pl.when functions.
   bool EmitWhen(const Stmt& stmt, const std::string& cond, PyLines& out);

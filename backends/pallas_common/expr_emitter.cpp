@@ -251,6 +251,9 @@ std::string ExprEmitter::Sub(const Expr& expr) {
     case OpKind::kTileIndex:
     case OpKind::kTileSize:
       return TileOp(expr);
+    case OpKind::kArange:
+      return fmt::format("jax.lax.broadcasted_iota(jnp.int32, ({},), 0)",
+                         expr.type.shape.empty() ? 1 : expr.type.shape[0].size);
     case OpKind::kNeg:
       return narrowed(fmt::format("(-{})", widened(0)));
     case OpKind::kExp:

@@ -52,6 +52,21 @@ bool NonNegative(const Expr& expr, const std::set<std::string>& sizes) {
 
 }  // namespace
 
+std::optional<TileInfo> ArangeWindow(const TileShift& shift) {
+  if (shift.tile == nullptr || shift.tile->op != OpKind::kArange ||
+      shift.tile->type.shape.size() != 1 ||
+      !shift.tile->type.shape[0].is_static()) {
+    return std::nullopt;
+  }
+  // A window is a tile that starts at 0 and is always whole: its lanes past
+  // the dim's end are masked like a shifted tile's.
+  TileInfo window;
+  window.name = "arange";
+  window.block = shift.tile->type.shape[0].size;
+  window.maybe_partial = false;
+  return window;
+}
+
 std::optional<ShiftPlanError> PlanShiftedDims(const KernelPlan& plan,
                                               RefPlan& ref) {
   const std::set<std::string> sizes = SizeSymbols(*plan.device);
@@ -63,7 +78,10 @@ std::optional<ShiftPlanError> PlanShiftedDims(const KernelPlan& plan,
       const size_t d = dim++;
       if (index.kind != IndexKind::kShiftedTile || d >= rank) continue;
       std::optional<TileShift> shift = MatchTileShift(*index.expr);
-      const TileInfo* tile = shift && shift->tile->op == OpKind::kVar
+      std::optional<TileInfo> window =
+          shift ? ArangeWindow(*shift) : std::nullopt;
+      const TileInfo* tile = window ? &*window
+                             : shift && shift->tile->op == OpKind::kVar
                                  ? plan.FindTile(shift->tile->name)
                                  : nullptr;
       if (tile == nullptr) {
@@ -72,17 +90,18 @@ std::optional<ShiftPlanError> PlanShiftedDims(const KernelPlan& plan,
                               "tile of an enclosing hl.tile loop"};
       }
       const int64_t align = plan.target->ShiftAlignment(ref, d);
-      if (align > 1 && access.write) {
+      if (align > 1 && access.write && access.stmt != nullptr &&
+          access.stmt->kind == StmtKind::kAtomic) {
         return ShiftPlanError{
             index.expr->loc,
-            fmt::format("a store into '{}' at tile '{}' shifted by an offset "
-                        "along dim {}, one of its two minor dims, is not "
-                        "supported by the {} backend: its slices of that dim "
-                        "start at multiples of {} elements (Mosaic E2003), "
-                        "and tile.begin + offset is not one; shift a leading "
-                        "dim instead (loads take any offset)",
-                        ref.name, tile->name, d, plan.target->backend_name(),
-                        align)};
+            fmt::format("an atomic into '{}' at a shifted index along dim {}, "
+                        "one of its two minor dims, is not supported by the "
+                        "{} backend: its slices of that dim start at "
+                        "multiples of {} elements (Mosaic E2003) and the "
+                        "offset is not one (stores rotate the value into an "
+                        "aligned window; atomics do not); shift a leading dim "
+                        "instead",
+                        ref.name, d, plan.target->backend_name(), align)};
       }
       SpecDim& spec = ref.dims[d];
       spec.kind = SpecKind::kFull;
@@ -90,8 +109,8 @@ std::optional<ShiftPlanError> PlanShiftedDims(const KernelPlan& plan,
       // The slice (a window of block + align - 1 more on aligned dims) may
       // start one block outside the dim: zeros there, aligned below so
       // that every other access of the dim stays aligned.
-      const int64_t window = tile->block + (align > 1 ? align : 0);
-      spec.pad_extra = std::max(spec.pad_extra, window);
+      const int64_t span = tile->block + (align > 1 ? align : 0);
+      spec.pad_extra = std::max(spec.pad_extra, span);
       if (shift->negated || !NonNegative(*shift->offset, sizes)) {
         spec.pad_low =
             std::max(spec.pad_low, (tile->block + align - 1) / align * align);
@@ -139,14 +158,16 @@ std::string DeviceEmitter::PadLowStart(const RefPlan* ref, size_t dim,
 std::string DeviceEmitter::ShiftedSlice(const Index& index, const RefPlan* ref,
                                         size_t dim, size_t axis) {
   std::optional<TileShift> shift = MatchTileShift(*index.expr);
-  const TileInfo* tile = shift && shift->tile->op == OpKind::kVar
+  std::optional<TileInfo> window = shift ? ArangeWindow(*shift) : std::nullopt;
+  const TileInfo* tile = window ? &*window
+                         : shift && shift->tile->op == OpKind::kVar
                              ? plan_.FindTile(shift->tile->name)
                              : nullptr;
   if (tile == nullptr || ref == nullptr || dim >= ref->dims.size()) {
     Fail("a shifted index must shift the index of an enclosing tile");
     return ":";
   }
-  const std::string begin = TileBegin(tile->name);
+  const std::string begin = window ? "0" : TileBegin(tile->name);
   const std::string offset = Emit(*shift->offset);
   const std::string start = shift->negated
                                 ? fmt::format("{} - {}", begin, Paren(offset))
@@ -179,6 +200,59 @@ std::string DeviceEmitter::ShiftedSlice(const Index& index, const RefPlan* ref,
       ShiftMask{axis, lanes, Paren(start), size, delta, tile->block, jagged});
   return fmt::format("pl.ds(pl.multiple_of({} - {}, {}), {})", padded, delta,
                      align, tile->block + align);
+}
+
+std::string DeviceEmitter::PlaceShiftedStore(std::string value,
+                                             const std::string& window) {
+  // A store through aligned windows: the value is rotated into place in
+  // each window first (zeros around it), then every position outside the
+  // tile, or outside the dim, keeps what the window held. Rows around the
+  // tile in the window belong to other tiles (the next group's rows): they
+  // are written back unchanged.
+  for (const ShiftMask& mask : shift_masks_) {
+    auto rt = mask.jagged ? runtime_.find(mask.jagged->name) : runtime_.end();
+    if (rt != runtime_.end() && rt->second.lower != "0") {
+      Fail(
+          fmt::format("a store through an aligned window at a shifted index "
+                      "of tile '{}', whose loop starts at a bound read from "
+                      "memory, is not supported (its lanes below that bound "
+                      "are not masked in the window)",
+                      mask.jagged->name));
+    }
+    if (mask.window_delta.empty()) continue;
+    value = fmt::format("{}({}, {}, {}, {})", state_.ShiftPlace(), value,
+                        mask.axis, mask.window_delta, window);
+  }
+  for (const ShiftMask& mask : shift_masks_) {
+    if (mask.window_delta.empty()) {
+      value =
+          fmt::format("{}({}, {}, {}, {}, {}, {})", state_.ShiftMask(), value,
+                      mask.axis, mask.lanes, mask.start, mask.size, window);
+    } else {
+      value =
+          fmt::format("{}({}, {}, {}, {}, {}, {}, {})", state_.ShiftPlaceMask(),
+                      value, mask.axis, mask.window_delta, mask.lanes,
+                      mask.start, mask.size, window);
+    }
+  }
+  return value;
+}
+
+std::string DeviceEmitter::MaskShiftedStore(const std::string& ref,
+                                            const std::string& target,
+                                            const std::string& value,
+                                            PyLines& out) {
+  if (!HasShiftWindow()) return ApplyShiftMasks(value, target);
+  // The aligned window is read once, named, and written back whole.
+  const std::string window = Fresh(SanitizeIdentifier(ref) + "_window");
+  out.Line(fmt::format("{} = {}", window, target));
+  return PlaceShiftedStore(value, window);
+}
+
+bool DeviceEmitter::HasShiftWindow() const {
+  return std::any_of(
+      shift_masks_.begin(), shift_masks_.end(),
+      [](const ShiftMask& mask) { return !mask.window_delta.empty(); });
 }
 
 std::string DeviceEmitter::ApplyShiftMasks(std::string value,

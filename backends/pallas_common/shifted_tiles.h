@@ -22,6 +22,10 @@ struct ShiftPlanError {
 std::optional<ShiftPlanError> PlanShiftedDims(const KernelPlan& plan,
                                               RefPlan& ref);
 
+// The tile an `add(arange, s)` index stands for (a window of the arange's
+// length from s), or nothing when the shift is of a real tile.
+std::optional<TileInfo> ArangeWindow(const TileShift& shift);
+
 // True when `tile`'s loop runs over exactly the extent `size` (its ragged
 // last block's extra lanes are then padding, not another part of the dim).
 bool TileSpansDim(const KernelPlan& plan, const TileInfo& tile,

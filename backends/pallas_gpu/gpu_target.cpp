@@ -378,6 +378,10 @@ class GpuTarget : public PallasTarget {
                      "(`w[None, :]`) yet (Mosaic GPU's layouts of the "
                      "broadcast vector and of the block do not match: "
                      "\"Incompatible FragmentedArray layouts\")");
+            } else if (expr.op == OpKind::kArange) {
+              report(stmt,
+                     "hl.arange yet (Mosaic GPU gives an iota no register "
+                     "layout of its own)");
             } else if (expr.op == OpKind::kTileIndex) {
               report(stmt,
                      "tile.index or hl.rand yet (Mosaic GPU gives an iota "

@@ -81,6 +81,44 @@ std::string ModuleHelpers(const ModuleState& state,
         "    return jax.lax.slice_in_dim(rotated, 0, size, "
         "axis=axis).astype(window.dtype)");
   }
+  if (!state.shift_place_fn.empty()) {
+    // The inverse of the shifted window, for stores: rotated in 32-bit too.
+    helpers.Blank();
+    helpers.Blank();
+    helpers.Line(fmt::format("def {}(value, axis, delta, window):",
+                             state.shift_place_fn));
+    helpers.Line(
+        "    # Puts value at element `delta` of a window as long as "
+        "`window` along axis.");
+    helpers.Line(
+        "    wide = jnp.float32 if jnp.issubdtype(value.dtype, jnp.floating) "
+        "else jnp.int32");
+    helpers.Line("    count = window.shape[axis]");
+    helpers.Line("    pads = [(0, 0)] * value.ndim");
+    helpers.Line("    pads[axis] = (0, count - value.shape[axis])");
+    helpers.Line("    padded = jnp.pad(value.astype(wide), pads)");
+    helpers.Line(
+        "    return pltpu.roll(padded, delta, axis).astype(value.dtype)");
+  }
+  if (!state.shift_place_mask_fn.empty()) {
+    helpers.Blank();
+    helpers.Blank();
+    helpers.Line(
+        fmt::format("def {}(value, axis, delta, lanes, start, size, window):",
+                    state.shift_place_mask_fn));
+    helpers.Line(
+        "    # Keeps the placed tile's lanes (delta .. delta + lanes) whose "
+        "element lies");
+    helpers.Line(
+        "    # in [0, size); the rest of the window is left as it was.");
+    helpers.Line(
+        "    lane = jax.lax.broadcasted_iota(jnp.int32, value.shape, axis) - "
+        "delta");
+    helpers.Line(
+        "    keep = (lane >= 0) & (lane < lanes) & (start + lane >= 0) & "
+        "(start + lane < size)");
+    helpers.Line("    return jnp.where(keep, value, window)");
+  }
   return helpers.Text();
 }
 

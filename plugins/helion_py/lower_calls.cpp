@@ -83,6 +83,7 @@ const std::vector<std::string>& KnownFunctions() {
                                    "helion.language.cumprod",
                                    "torch.cumsum",
                                    "torch.cumprod",
+                                   "helion.language.arange",
                                    "helion.autotuner.PowerOfTwoFragment",
                                    "helion.autotuner.IntegerFragment",
                                    "helion.autotuner.EnumFragment",
@@ -150,6 +151,8 @@ Val KernelLowering::CallFunction(const std::string& path, CallArgs& args) {
   if (std::optional<Val> result = CallTunable(site, args))
     return std::move(*result);
   if (std::optional<Val> result = CallRandom(site, args))
+    return std::move(*result);
+  if (std::optional<Val> result = CallArange(site, args))
     return std::move(*result);
   return UnknownFunction(site, args);
 }

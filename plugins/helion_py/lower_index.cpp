@@ -51,6 +51,35 @@ bool KernelLowering::BuildIndices(const Type& base, std::vector<Val> items,
          "dims");
     return false;
   }
+  ResolveWindowIndices(flat);
+  // `tile.index` beside a window (`hl.load(a, [base + hl.arange(bm),
+  // tile_k.index])`) is the tile itself; elsewhere it stays a gather index
+  // (zipped with another one: one element per row).
+  auto tile_of_index = [](const Val& item) -> const Expr* {
+    if (item.kind != ValKind::kValue || !item.expr) return nullptr;
+    const Expr* e = item.expr.get();
+    while (e->op == OpKind::kCast && e->operands.size() == 1) {
+      e = e->operands[0].get();
+    }
+    return e->op == OpKind::kTileIndex && e->operands.size() == 1 &&
+                   e->operands[0]->op == OpKind::kVar
+               ? e->operands[0].get()
+               : nullptr;
+  };
+  const bool any_gather =
+      std::any_of(flat.begin(), flat.end(), [&](const Val& item) {
+        return item.kind == ValKind::kValue && item.expr &&
+               item.type().is_tensor() && IsInteger(item.type().dtype) &&
+               tile_of_index(item) == nullptr &&
+               item.expr->op != OpKind::kArange && !MatchTileShift(*item.expr);
+      });
+  const bool any_window =
+      std::any_of(flat.begin(), flat.end(), [&](const Val& item) {
+        if (item.kind != ValKind::kValue || !item.expr) return false;
+        std::optional<TileShift> shift = MatchTileShift(*item.expr);
+        return item.expr->op == OpKind::kArange ||
+               (shift && shift->tile->op == OpKind::kArange);
+      });
   size_t dim = 0;
   auto slice = [] { return Index(IndexKind::kSlice); };
   for (size_t i = 0; i < flat.size(); ++i) {
@@ -132,6 +161,20 @@ bool KernelLowering::BuildIndices(const Type& base, std::vector<Val> items,
         if (item.IsScalar() && IsInteger(item.type().dtype)) {
           out.push_back(Index(IndexKind::kScalar, std::move(item.expr)));
           break;
+        }
+        if (const Expr* tile = tile_of_index(item);
+            tile && any_window && !any_gather) {
+          out.push_back(Index(IndexKind::kTile, CloneExpr(*tile)));
+          break;
+        }
+        if (item.expr->op == OpKind::kArange) {
+          // A bare hl.arange(B) is the window of B elements from 0.
+          ExprList operands;
+          operands.push_back(std::move(item.expr));
+          operands.push_back(MakeIntConst(0, DType::kI32, item_loc));
+          item.expr =
+              MakeTyped(OpKind::kAdd, std::move(operands), {}, item_loc).expr;
+          if (!item.expr) return false;
         }
         if (item.type().is_tensor() && item.type().rank() == 1 &&
             MatchTileShift(*item.expr)) {

@@ -364,6 +364,10 @@ class KernelLowering {
   // emitted).
   Val InlineFunction(const KernelDef& function, std::vector<Val> params,
                      SourceLoc loc);
+  std::optional<Val> CallArange(const CallSite& site, CallArgs& args);
+  // Index names defined as windows (`row_idx = base + hl.arange(bm)`) or
+  // tile indices, replaced by their definitions (lower_calls_arange.cpp).
+  void ResolveWindowIndices(std::vector<Val>& items) const;
   // Reports an unknown function with the closest known name.
   Val UnknownFunction(const CallSite& site, CallArgs& args);
   void RecordParamDefaults();

@@ -26,7 +26,7 @@ KERNELS = (
     "cross_entropy_rows", "label_nll", "shifted_views", "scatter_rows",
     "segment_sum", "expert_scatter", "shifted_grad", "jagged_rows_sum",
     "jagged_rows_mean", "jagged_rows_layer_norm", "jagged_rows_bmm",
-    "jagged_prefix_add", "jagged_dense_add", "row_cumsum",
+    "jagged_prefix_add", "jagged_dense_add", "row_cumsum", "grouped_matmul",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -160,6 +160,12 @@ SPECS = {
                                     "ragged": [(500,), (6,), (5, 200)]},
                                    dtypes=("float32",),
                                    arg_dtypes=(None, "int32", None)),
+    # x [rows, k], w [k, n], offsets [groups + 1]: windows at group offsets
+    # (hl.arange) under an inner hl.grid of a trip count read from memory;
+    # f32 and bf16 (8- and 16-row aligned windows for the ragged stores).
+    "grouped_matmul": KernelSpec({"even": [(128, 128), (128, 128), (7,)],
+                                  "ragged": [(100, 136), (136, 200), (7,)]},
+                                 arg_dtypes=(None, None, "int32")),
     "embedding": KernelSpec({"even": [(64,), (512, 256)], "ragged": [(37,), (1000, 200)]},
                             dtypes=("float32",), arg_dtypes=("int32", None),
                             large=(LargeCase("vocab 8192 d 256 n 4096",

@@ -541,16 +541,36 @@ func device @minor_device(tile_m: tile<8>, tile_n: tile<128>, x: ref<f32[256, 25
     EXPECT_NE(result.code.find(expected), std::string::npos) << expected << "\n"
                                                              << result.code;
   }
+  // A store there reads the same aligned window, rotates the value into
+  // place and writes the window back with the rows around the tile kept.
   std::string store = kMinorShift;
   const std::string plain = "store out[tile_m, tile_n] = v";
   store.replace(store.find(plain), plain.size(),
                 "store out[shifted(add(tile_index(tile_m), 3)), tile_n] = v");
   result = EmitText(store, Launcher::kUnroll);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  for (const char* expected :
+       {"def _place_shifted(value, axis, delta, window):",
+        "def _mask_placed(value, axis, delta, lanes, start, size, window):",
+        "out_window = out[pl.ds(pl.multiple_of((jnp.clip(tile_m * 8 + 3, 0, "
+        "256)) - (jnp.clip(tile_m * 8 + 3, 0, 256)) % 8, 8), 16), :]",
+        "= _mask_placed(_place_shifted(v, 0, (jnp.clip(tile_m * 8 + 3, 0, "
+        "256)) % 8, out_window), 0, (jnp.clip(tile_m * 8 + 3, 0, 256)) % 8, "
+        "8, (tile_m * 8 + 3), 256, out_window)"}) {
+    EXPECT_NE(result.code.find(expected), std::string::npos) << expected << "\n"
+                                                             << result.code;
+  }
+  // An atomic has no such form: a located error.
+  std::string atomic = kMinorShift;
+  atomic.replace(atomic.find(plain), plain.size(),
+                 "atomic {op = \"add\"} out[shifted(add(tile_index(tile_m), "
+                 "3)), tile_n] = v");
+  result = EmitText(atomic, Launcher::kUnroll);
   EXPECT_FALSE(result.ok) << result.code;
   EXPECT_NE(result.diagnostics.find(
-                "minor.tir:11:21: error: a store into 'out' at tile 'tile_m' "
-                "shifted by an offset along dim 0, one of its two minor dims, "
-                "is not supported by the pallas-tpu backend"),
+                "minor.tir:11:35: error: an atomic into 'out' at a shifted "
+                "index along dim 0, one of its two minor dims, is not "
+                "supported by the pallas-tpu backend"),
             std::string::npos)
       << result.diagnostics;
 }

@@ -68,6 +68,9 @@ REALISTIC = {
     "scatter_rows": ([(4096, 1024), (1024, 1024), (4096,)], F32),
     "segment_sum": ([(65536, 512), (65536,)], F32),
     "expert_scatter": ([(1024, 512), (8, 512, 512), (8,), (9,), (1024,)], F32),
+    # Windows at group offsets under a data-dependent inner grid.
+    # x and out stay whole in VMEM (windows at data offsets): 2048 rows.
+    "grouped_matmul": ([(2048, 1024), (1024, 1024), (17,)], BF16),
 }
 assert set(REALISTIC) == set(kernel_table.KERNELS), set(kernel_table.KERNELS) ^ set(REALISTIC)
 

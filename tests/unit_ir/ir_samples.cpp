@@ -244,6 +244,8 @@ ExprList SampleExprs(OpKind op) {
       } else if (op == OpKind::kBroadcastTo) {
         out.push_back(
             Op(op, List(P("col")), {{"shape", Shape{S(64), S(128)}}}));
+      } else if (op == OpKind::kArange) {
+        out.push_back(Op(op, {}, {{"size", int64_t{64}}}));
       } else {
         out.push_back(Op(op, List(P("col")), {{"reps", int64_t{128}}}));
       }

@@ -61,9 +61,11 @@ const Expr* SkipCasts(const Expr* expr) {
   return expr;
 }
 
-// The tile operand of `tile_index(tile)` (through casts), or nullptr.
+// The tile operand of `tile_index(tile)` (through casts), or the arange
+// itself (a window that needs no tile), or nullptr.
 const Expr* TileOfIndex(const Expr* expr) {
   expr = SkipCasts(expr);
+  if (expr->op == OpKind::kArange && expr->type.is_tensor()) return expr;
   if (expr->op != OpKind::kTileIndex || expr->operands.size() != 1 ||
       !expr->operands[0] || !expr->operands[0]->type.is_tile()) {
     return nullptr;

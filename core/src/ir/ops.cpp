@@ -73,6 +73,7 @@ constexpr std::array<OpInfo, static_cast<size_t>(OpKind::kNumOps)> kOpTable = {{
     {"cast", C::kConstruct, 1, 1, false},
     {"broadcast_to", C::kConstruct, 1, 1, false},
     {"repeat_lanes", C::kConstruct, 1, 1, false},
+    {"arange", C::kConstruct, 0, 0, false},
     {"program_id", C::kDevice, 0, 0, false},
     {"num_programs", C::kDevice, 0, 0, false},
     {"scratch", C::kDevice, 0, 0, false},

@@ -584,6 +584,13 @@ absl::StatusOr<Type> InferConstruct(OpKind op, const OperandTypes& types,
       }
       return Type::Tensor(types[0].dtype, *std::move(shape));
     }
+    case OpKind::kArange: {
+      // A compile-time length: an iota is a register value (a block).
+      auto size = IntAttr(op, attrs, "size");
+      if (!size.ok()) return size.status();
+      if (*size < 1) return Error("'arange' size must be >= 1");
+      return Type::Tensor(DType::kI32, {Dim::Static(*size)});
+    }
     case OpKind::kRepeatLanes: {
       const Type& x = types[0];
       if (!x.is_tensor() || x.shape.empty()) {

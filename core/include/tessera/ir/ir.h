@@ -147,6 +147,9 @@ enum class OpKind : uint16_t {
   kCast,         // [cast](x) {dtype}
   kBroadcastTo,  // [broadcast_to](x) {shape}
   kRepeatLanes,  // [repeat_lanes](x) {reps}: jnp.tile along the last dim
+  // [arange] {size} -> i32[size]: 0, 1, ..., size - 1 (`hl.arange`), an iota
+  // that needs no tile; `add(arange, s)` indexes like a shifted tile index.
+  kArange,
 
   // Device side.
   kProgramId,    // [program_id] {axis} -> i32
@@ -226,9 +229,11 @@ struct Index {
 using IndexList = std::vector<Index, IrAllocator<Index>>;
 
 // The parts of a kShiftedTile index expression: element i reads
-// `tile.begin + i + offset` (`- offset` when negated).
+// `tile.begin + i + offset` (`- offset` when negated). An `arange` in place
+// of `tile_index(t)` (`x[s + hl.arange(B)]`) is a window of B elements from
+// `offset`: `tile` is then the arange itself (begin 0, never partial).
 struct TileShift {
-  const Expr* tile = nullptr;    // the tile operand of tile_index
+  const Expr* tile = nullptr;    // the tile operand of tile_index, or arange
   const Expr* offset = nullptr;  // an integer scalar
   bool negated = false;
 };
