@@ -202,18 +202,21 @@ def check_tpu_compile(function, arg_specs, generation):
 
 
 def check_function(function, arrays, expected, cells, compare_outputs=None,
-                   provide_tpu=False):
+                   provide_tpu=False, modes=tuple(INTERPRET_MODES),
+                   generations=TPU_GENERATIONS):
     """Fills cells[c] for every c in RUN_CHECKS: both interpret modes against
     `expected`, the TPU export, and the real compiler per generation.
     provide_tpu: enter the abstract TPU mesh for the interpret and export runs
-    (hand-written patterns; generated modules do it themselves)."""
+    (hand-written patterns; generated modules do it themselves).
+    modes, generations: a subset of the interpret modes and of the real
+    compiler's generations (the others' cells are left unset)."""
     compare_outputs = compare_outputs or compare
-    for mode in INTERPRET_MODES:
+    for mode in modes:
         cells[mode] = timed(lambda mode=mode: compare_outputs(
             run_interpret(function, arrays, mode, provide_tpu), expected))
     cells["export"] = timed(
         lambda: (export_tpu(function, arrays, provide_tpu) is not None, ""))
-    for generation in TPU_GENERATIONS:
+    for generation in generations:
         cells[f"tpu_{generation}"] = timed(
             lambda g=generation: check_tpu_compile(function, arrays, g))
 

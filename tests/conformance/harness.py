@@ -103,8 +103,9 @@ def compile_kernel(args, launcher, dtype, names, shapes, out_dir, config=None,
     return True, defining[0].name, defining[0]
 
 
-def check_module(kernel, module_path, arrays, expected, cells):
-    """Fills the interpret/tpu_interpret/export/pyflakes cells of one module."""
+def check_module(kernel, module_path, arrays, expected, cells, **subset):
+    """Fills the interpret/tpu_interpret/export/pyflakes cells of one module
+    (subset: `modes` / `generations` of lib.check_function)."""
     try:
         module = lib.load_module(
             module_path, "generated_" + module_path.parent.name.replace(".", "_"))
@@ -115,7 +116,7 @@ def check_module(kernel, module_path, arrays, expected, cells):
             cells[check] = lib.Cell("FAIL", detail)
         function = None
     if function is not None:
-        lib.check_function(function, arrays, expected, cells)
+        lib.check_function(function, arrays, expected, cells, **subset)
     cells["pyflakes"] = lib.timed(lambda: lib.pyflakes(module_path))
 
 

@@ -10,9 +10,12 @@ generation, passes the conformance checks with the config the tuner chose.
    the winner below).
 2. Each distinct winner is compiled at the kernel table's small "even" shape
    with the same launcher and blocks (the frontend clamps a block to a
-   smaller dim) and runs both interpret modes against the float64 reference,
-   exports for TPU, compiles with libtpu for v5e, v6e and v7x, and passes
-   pyflakes. Winners that give the same small module are checked once.
+   smaller dim), runs one interpret mode against the float64 reference
+   (the modes alternate from module to module, as the random kernels'
+   do; the conformance matrix runs both on every default config), exports
+   for TPU, compiles with libtpu for each generation that chose it, and
+   passes pyflakes. Winners that give the same small module are checked
+   once.
 
 Kernels whose loops have data-dependent extents (the jagged ones) have no
 cost estimate, so the tuner has nothing to rank: the test asserts that it
@@ -32,6 +35,7 @@ import types
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "conformance"))
 sys.path.insert(0, str(HERE))
+import conformance_lib as lib  # noqa: E402
 import harness  # noqa: E402
 import kernel_table  # noqa: E402
 import realistic  # noqa: E402
@@ -87,7 +91,7 @@ def small_module(args, kernel, launcher, blocks, tpu):
     return (path, "") if ok else (None, detail)
 
 
-def check_module(args, kernel, path):
+def check_module(args, kernel, path, mode, generations):
     dtype = realistic.REALISTIC[kernel][1]
     shapes = kernel_table.SPECS[kernel].shapes["even"]
     hooks = types.SimpleNamespace(source_dir=args.source_dir, kernel=kernel)
@@ -95,7 +99,8 @@ def check_module(args, kernel, path):
                                         seed=11)
     expected = harness.load_reference(args.source_dir, kernel)(*exact)
     cells = {}
-    harness.check_module(kernel, path, arrays, expected, cells)
+    harness.check_module(kernel, path, arrays, expected, cells, modes=(mode,),
+                         generations=generations)
     return {name: cell for name, cell in cells.items() if cell.status != "pass"}
 
 
@@ -122,7 +127,7 @@ def main(argv):
     print(f"tuned {len(jobs)} kernel x generation pairs in "
           f"{time.perf_counter() - start:.1f} s")
 
-    modules = {}  # small module text hash -> (kernel, path, [who])
+    modules = {}  # small module text hash -> (kernel, path, [who], [generations])
     for (kernel, tpu), (winner, error) in tuned.items():
         if kernel in UNTIMED:
             if winner is not None or UNTIMED_REASON not in error:
@@ -140,14 +145,18 @@ def main(argv):
             continue
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         shown = ["whole" if b == WHOLE_DIM else b for b in blocks]
-        modules.setdefault(digest, (kernel, path, []))[2].append(f"{tpu} {launcher} {shown}")
+        entry = modules.setdefault(digest, (kernel, path, [], []))
+        entry[2].append(f"{tpu} {launcher} {shown}")
+        entry[3].append(tpu)
 
     start = time.perf_counter()
-    for kernel, path, who in modules.values():
-        red = check_module(args, kernel, path)
+    modes = tuple(lib.INTERPRET_MODES)
+    for index, (kernel, path, who, tpus) in enumerate(modules.values()):
+        mode = modes[index % len(modes)]
+        red = check_module(args, kernel, path, mode, tuple(dict.fromkeys(tpus)))
         status = "ok" if not red else "FAIL " + "; ".join(
             f"{name}: {cell.status} {cell.detail}" for name, cell in red.items())
-        print(f"{kernel}: tuned {', '.join(who)} -> {path.name}: {status}")
+        print(f"{kernel}: tuned {', '.join(who)} -> {path.name} ({mode}): {status}")
         if red:
             failures.append(f"{kernel} ({', '.join(who)}): {status}")
     print(f"checked {len(modules)} distinct small modules in "
