@@ -5,6 +5,7 @@
 // every launcher (the launchers differ only in how tile loops stream
 // blocks; a range loop streams nothing), its carried values the fori_loop's
 // carry, as the jagged tile loops do (jagged_tiles.cpp).
+#include "absl/strings/str_join.h"
 #include "device_emitter.h"
 #include "fmt/format.h"
 #include "py_text.h"
@@ -13,17 +14,9 @@ namespace tessera::pallas {
 
 namespace {
 
-std::string Listed(const std::vector<std::string>& items) {
-  std::string text;
-  for (const std::string& item : items) {
-    text += (text.empty() ? "" : ", ") + item;
-  }
-  return text;
-}
-
 // A value of the fori_loop carry: one item, or a tuple of several.
 std::string Joined(const std::vector<std::string>& items) {
-  return items.size() == 1 ? items[0] : "(" + Listed(items) + ")";
+  return items.size() == 1 ? items[0] : "(" + absl::StrJoin(items, ", ") + ")";
 }
 
 }  // namespace
@@ -39,7 +32,8 @@ bool DeviceEmitter::EmitDataRangeLoop(
   const std::string body_fn = Fresh("_" + var + "_body");
   out.Line(fmt::format("def {}({}, {}):", body_fn, index, carry));
   out.Indent();
-  if (args.size() > 1) out.Line(fmt::format("{} = {}", Listed(args), carry));
+  if (args.size() > 1)
+    out.Line(fmt::format("{} = {}", absl::StrJoin(args, ", "), carry));
   if (!unit_step) {
     out.Line(fmt::format("{} = {} + {} * {}", var, Paren(begin), index,
                          Paren(step)));
@@ -68,7 +62,7 @@ bool DeviceEmitter::EmitDataRangeLoop(
   if (results.empty()) {
     out.Line(call);
   } else {
-    out.Line(fmt::format("{} = {}", Listed(results), call));
+    out.Line(fmt::format("{} = {}", absl::StrJoin(results, ", "), call));
   }
   return true;
 }
