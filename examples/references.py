@@ -382,6 +382,10 @@ def segment_sum(data, segment_ids, num_segments=48):
     return out
 
 
+def segment_reduction(data, segment_ids, num_segments=48):
+    return segment_sum(data, segment_ids, num_segments)
+
+
 def expert_scatter(a, w, counts, offsets, order, max_rows=128):
     a, w = _f64(a, w)
     out = np.zeros((a.shape[0], w.shape[2]))
@@ -503,6 +507,16 @@ def _segment_integer_args(shapes, rng, num_segments=48):
     return {1: rng.integers(0, num_segments - 8, size=shapes[1])}
 
 
+def _sorted_segment_integer_args(shapes, rng, num_segments=48):
+    """Sorted segment ids: runs of random lengths (some segments empty), one
+    run longer than a 128-row block, so runs cross block boundaries."""
+    n = shapes[1][0]
+    ids = np.sort(rng.integers(0, num_segments - 8, size=n))
+    start = n // 3
+    ids[start:start + 150] = ids[start]
+    return {1: np.sort(ids)}
+
+
 def _expert_integer_args(shapes, rng, max_rows=128):
     """Tokens split over the experts, at most max_rows each, the first
     expert empty when the others can hold every token; a random order."""
@@ -520,6 +534,7 @@ INTEGER_ARGS = {
     "expert_scatter": _expert_integer_args,
     "scatter_rows": _permutation_integer_args,
     "segment_sum": _segment_integer_args,
+    "segment_reduction": _sorted_segment_integer_args,
     "conditional_rescale": _mode_integer_args,
     "jagged_sum": _jagged_integer_args,
     "jagged_mean": _jagged_integer_args,

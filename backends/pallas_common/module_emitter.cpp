@@ -7,6 +7,7 @@
 #include "lane_rows.h"
 #include "pallas_module.h"
 #include "scalar_prefetch.h"
+#include "smem_copies.h"
 #include "tessera/python_literal.h"
 
 namespace tessera::pallas {
@@ -770,6 +771,14 @@ absl::StatusOr<EmittedFile> EmitPallasModule(const Module& module,
                                              const PallasModuleOptions& options,
                                              DiagnosticEngine& diagnostics,
                                              KernelCost* cost) {
+  // Index refs read both row by row and as blocks are passed twice (SMEM
+  // and VMEM) where the target reads indices from SMEM.
+  if (target.ScalarPrefetchGridSpec() && !target.IndirectAccessByLoads()) {
+    if (std::optional<Module> twice = PassIndexRefsTwice(module, host)) {
+      return EmitPallasModule(*twice, *twice->FindFunction(host.name), target,
+                              options, diagnostics, cost);
+    }
+  }
   if (std::optional<Module> rows = CarryRank1RefsAsRows(module, host)) {
     HostEmitter emitter(*rows, *rows->FindFunction(host.name), target, options,
                         diagnostics);

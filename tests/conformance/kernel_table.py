@@ -27,6 +27,7 @@ KERNELS = (
     "segment_sum", "expert_scatter", "shifted_grad", "jagged_rows_sum",
     "jagged_rows_mean", "jagged_rows_layer_norm", "jagged_rows_bmm",
     "jagged_prefix_add", "jagged_dense_add", "row_cumsum", "grouped_matmul",
+    "segment_reduction",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -299,6 +300,19 @@ SPECS = {
                               large=(LargeCase("65536 rows x 512",
                                                [(65536, 512), (65536,)],
                                                "float32"),)),
+    # segment_reduction: Helion's segment_reduction pattern (a scan that
+    # restarts at each new id, the run ends by a shifted read of the ids, an
+    # atomic at the ids, read from SMEM while the scan reads them from VMEM);
+    # sorted ids with a run longer than a block; ragged: 300 rows, 200
+    # features. f32 only: bf16 adds no path (the scan and the accumulator
+    # are f32 either way).
+    "segment_reduction": KernelSpec({"even": [(256, 256), (256,)],
+                                     "ragged": [(300, 200), (300,)]},
+                                    dtypes=("float32",),
+                                    arg_dtypes=(None, "int32"),
+                                    large=(LargeCase("65536 rows x 512",
+                                                     [(65536, 512), (65536,)],
+                                                     "float32"),)),
     # expert_scatter: moe_matmul_ogs's shape (per-expert token ranges from
     # SMEM, row gathers, a scatter store through an inner lane tile, padding
     # rows pointed at the expert's first token); 4 experts over 256 tokens,

@@ -1,0 +1,117 @@
+// PassIndexRefsTwice (backends/pallas_common/smem_copies.h): an index ref
+// read both row by row (a scatter's rows) and as a vector block is passed
+// twice, and the module the TPU backend emits reads each copy its own way.
+#include "smem_copies.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "atomic_accumulator.h"
+#include "module_emitter.h"
+#include "tessera/ir/text.h"
+
+namespace tessera::pallas {
+namespace {
+
+[[maybe_unused]] const Property kAccumulatedRegistered =
+    AtomicAccumulatedProperty();
+
+// scaled_segments.tir: `ids = segment_ids[tile_n]` scales the values and
+// gives the rows of `hl.atomic_add(out, [ids, tile_f], vals)`.
+Module ReadScaledSegments() {
+  std::ifstream in(std::string(PALLAS_TPU_INPUTS) + "/scaled_segments.tir");
+  std::stringstream text;
+  text << in.rdbuf();
+  DiagnosticEngine diagnostics;
+  absl::StatusOr<Module> module =
+      ParseModule(text.str(), "scaled_segments.tir", diagnostics);
+  EXPECT_TRUE(module.ok()) << diagnostics.RenderAll();
+  return std::move(*module);
+}
+
+const Stmt* FindStmt(const Block& block, StmtKind kind) {
+  const Stmt* found = nullptr;
+  WalkStmts(block, [&](const Stmt& stmt) {
+    if (stmt.kind == kind && found == nullptr) found = &stmt;
+  });
+  return found;
+}
+
+TEST(SmemCopies, PassesARefReadBothWaysTwice) {
+  const Module module = ReadScaledSegments();
+  const Function& host = *module.FindFunction("scaled_segments");
+  std::optional<Module> twice = PassIndexRefsTwice(module, host);
+  ASSERT_TRUE(twice.has_value());
+  const Function& device = *twice->FindFunction("scaled_segments_device");
+  ASSERT_EQ(device.params.size(), 6u);
+  EXPECT_EQ(device.params.back().name, "segment_ids_smem");
+  EXPECT_EQ(TypeToString(device.params.back().type), "ref<i32[256]>");
+  const Stmt* launch =
+      FindStmt(twice->FindFunction("scaled_segments")->body, StmtKind::kLaunch);
+  ASSERT_NE(launch, nullptr);
+  ASSERT_EQ(launch->operands.size(), 4u);
+  EXPECT_EQ(launch->operands.back()->name, "segment_ids");
+  // The scatter's rows read the copy; the block read keeps the original.
+  const Stmt* atomic = FindStmt(device.body, StmtKind::kAtomic);
+  ASSERT_NE(atomic, nullptr);
+  const Expr& rows = *atomic->indices[0].expr;
+  ASSERT_EQ(rows.op, OpKind::kLoad);
+  EXPECT_EQ(rows.operands[0]->name, "segment_ids_smem");
+  EXPECT_EQ(rows.indices[0].kind, IndexKind::kTile);
+  bool block_read = false;
+  WalkStmts(device.body, [&](const Stmt& stmt) {
+    if (stmt.kind == StmtKind::kAssign && !stmt.results.empty() &&
+        stmt.results[0].name == "ids") {
+      block_read = stmt.value->operands[0]->name == "segment_ids";
+    }
+  });
+  EXPECT_TRUE(block_read);
+  // Once passed twice, nothing is left to split.
+  EXPECT_FALSE(PassIndexRefsTwice(*twice, *twice->FindFunction(host.name)));
+}
+
+TEST(SmemCopies, LeavesRefsReadOneWayAlone) {
+  Module module = ReadScaledSegments();
+  // Without the block read (vals = data[...] only), segment_ids is read
+  // only row by row: plain scalar prefetch, no copy.
+  Function& device = *module.FindFunction("scaled_segments_device");
+  WalkStmts(device.body, [&](Stmt& stmt) {
+    if (stmt.kind == StmtKind::kAssign && !stmt.results.empty() &&
+        stmt.results[0].name == "vals") {
+      stmt.value = CloneExpr(*stmt.value->operands[0]);
+    }
+  });
+  EXPECT_FALSE(
+      PassIndexRefsTwice(module, *module.FindFunction("scaled_segments")));
+}
+
+TEST(SmemCopies, EmitsAScalarPrefetchCopyAndAVmemBlock) {
+  const Module module = ReadScaledSegments();
+  DiagnosticEngine diagnostics;
+  ModuleOptions options;
+  options.launcher = Launcher::kUnroll;
+  options.tpu = *TpuGenerationByName("v6e");
+  auto file = EmitKernelModule(module, *module.FindFunction("scaled_segments"),
+                               options, diagnostics);
+  ASSERT_TRUE(file.ok()) << diagnostics.RenderAll();
+  const std::string& code = file->contents;
+  EXPECT_NE(code.find("num_scalar_prefetch=1,"), std::string::npos) << code;
+  EXPECT_NE(code.find("def _scaled_segments_kernel(segment_ids_smem, "
+                      "segment_ids, data,"),
+            std::string::npos)
+      << code;
+  EXPECT_NE(code.find("ids = segment_ids[0, :]"), std::string::npos) << code;
+  EXPECT_NE(code.find("segment_ids_smem[jnp.minimum(tile_n * 128 + row"),
+            std::string::npos)
+      << code;
+  EXPECT_NE(code.find(")(_as_int32(segment_ids, \"segment_ids_smem\"), "
+                      "segment_ids_row, data,"),
+            std::string::npos)
+      << code;
+}
+
+}  // namespace
+}  // namespace tessera::pallas
