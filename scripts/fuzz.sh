@@ -54,7 +54,8 @@ BUILD=build-fuzz
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DTESSERA_FUZZ=ON \
-  -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
+  -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_BENCH=OFF \
+  -DTESSERA_UNITY_BUILD="${TESSERA_UNITY_BUILD:-ON}" "${launcher[@]}" >/dev/null
 cmake --build "$BUILD" -j "$jobs" --target "${targets[@]}"
 
 # Per-fuzzer seeds: the same files the replay tests run in every build.

@@ -5,22 +5,11 @@
 #include <string>
 
 #include "indirect_plan.h"
+#include "module_rewrite.h"
 #include "tessera/ir/types.h"
 
 namespace tessera::pallas {
 namespace {
-
-const Stmt* FindLaunch(const Function& host) {
-  for (const Stmt& stmt : host.body.stmts) {
-    if (stmt.kind == StmtKind::kLaunch) return &stmt;
-  }
-  return nullptr;
-}
-
-const Function* Callee(const Module& module, const Stmt& launch) {
-  const std::string* callee = GetAttr<std::string>(launch.attrs, "callee");
-  return callee ? module.FindFunction(*callee) : nullptr;
-}
 
 // Ref name -> the position of the unit sublane dim it gains.
 using RowRefs = std::map<std::string, size_t>;
@@ -79,19 +68,6 @@ ExprPtr Reshape(const Value& source, const Type& type, SourceLoc loc) {
   attrs.push_back(Attr{"shape", type.shape});
   return MakeOp(OpKind::kReshape, type, std::move(operands), std::move(attrs),
                 loc);
-}
-
-std::string FreshName(const Function& host, const std::string& base) {
-  std::set<std::string> taken;
-  for (const Value& param : host.params) taken.insert(param.name);
-  WalkStmts(host.body, [&](const Stmt& stmt) {
-    for (const Value& result : stmt.results) taken.insert(result.name);
-  });
-  std::string name = base;
-  for (int suffix = 1; taken.count(name); ++suffix) {
-    name = base + "_" + std::to_string(suffix);
-  }
-  return name;
 }
 
 // Host side: `row = reshape(array, [1, n])` before the launch, the launch
@@ -201,8 +177,8 @@ std::optional<size_t> UnitSublaneDim(const Function& device, const Value& ref) {
 
 std::optional<Module> CarryRank1RefsAsRows(const Module& module,
                                            const Function& host) {
-  const Stmt* launch = FindLaunch(host);
-  const Function* device = launch ? Callee(module, *launch) : nullptr;
+  const Stmt* launch = FindTopLevelLaunch(host);
+  const Function* device = launch ? LaunchCallee(module, *launch) : nullptr;
   if (device == nullptr) return std::nullopt;
   const size_t grid_rank = launch->dims.size();
   RowRefs rows;

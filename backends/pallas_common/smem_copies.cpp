@@ -7,21 +7,10 @@
 #include <vector>
 
 #include "gather_plan.h"
+#include "module_rewrite.h"
 
 namespace tessera::pallas {
 namespace {
-
-const Stmt* FindLaunch(const Function& host) {
-  for (const Stmt& stmt : host.body.stmts) {
-    if (stmt.kind == StmtKind::kLaunch) return &stmt;
-  }
-  return nullptr;
-}
-
-const Function* Callee(const Module& module, const Stmt& launch) {
-  const std::string* callee = GetAttr<std::string>(launch.attrs, "callee");
-  return callee ? module.FindFunction(*callee) : nullptr;
-}
 
 const std::string* LoadedRef(const Expr& expr) {
   if (expr.op != OpKind::kLoad || expr.operands.empty() ||
@@ -230,27 +219,12 @@ class IndexInliner {
   const std::map<std::string, Value>& copies_;
 };
 
-std::string FreshName(const Function& device, const std::string& base) {
-  std::set<std::string> taken;
-  for (const Value& param : device.params) taken.insert(param.name);
-  WalkStmts(device.body, [&](const Stmt& stmt) {
-    for (const Value& result : stmt.results) taken.insert(result.name);
-    for (const Value& var : stmt.vars) taken.insert(var.name);
-    for (const Value& arg : stmt.iter_args) taken.insert(arg.name);
-  });
-  std::string name = base;
-  for (int suffix = 1; taken.count(name); ++suffix) {
-    name = base + "_" + std::to_string(suffix);
-  }
-  return name;
-}
-
 }  // namespace
 
 std::optional<Module> PassIndexRefsTwice(const Module& module,
                                          const Function& host) {
-  const Stmt* launch = FindLaunch(host);
-  const Function* device = launch ? Callee(module, *launch) : nullptr;
+  const Stmt* launch = FindTopLevelLaunch(host);
+  const Function* device = launch ? LaunchCallee(module, *launch) : nullptr;
   if (device == nullptr) return std::nullopt;
   const std::set<std::string> both =
       RefsReadBothWays(*device, TensorDefinitions(*device));

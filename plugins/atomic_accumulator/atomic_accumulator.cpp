@@ -16,10 +16,6 @@ namespace {
 
 constexpr int kWholeDim = -1;
 
-DType AccumulatorDType(DType target) {
-  return IsFloat(target) && DTypeBytes(target) < 4 ? DType::kF32 : target;
-}
-
 std::optional<int64_t> StaticInt(const Expr* expr) {
   if (expr == nullptr || expr->op != OpKind::kConst) return std::nullopt;
   if (const int64_t* value = GetAttr<int64_t>(expr->attrs, "value")) {
@@ -677,6 +673,10 @@ void AddHostExtents(
 }
 
 }  // namespace
+
+DType AccumulatorDType(DType target) {
+  return IsFloat(target) && DTypeBytes(target) < 4 ? DType::kF32 : target;
+}
 
 absl::StatusOr<bool> AccumulateAtomics(Module& module,
                                        DiagnosticEngine& diagnostics,

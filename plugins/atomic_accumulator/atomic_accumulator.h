@@ -59,6 +59,9 @@ absl::StatusOr<bool> AccumulateAtomics(Module& module,
 // a bf16 / f16 ref), as above. The verifier lives next to the pass
 // (atomic_accumulator_verifier.cpp).
 PropertyInfo AtomicAccumulatedPropertyInfo();
+// The accumulator's dtype for a target of `target` dtype: f32 for bf16 / f16,
+// the target's own otherwise (the pass makes it, its verifier checks it).
+DType AccumulatorDType(DType target);
 // Its handle, registering it if need be (for code that runs the pass
 // in-process, such as tests; the plugin registers it from its entry point).
 Property AtomicAccumulatedProperty();

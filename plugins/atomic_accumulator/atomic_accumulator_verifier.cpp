@@ -18,10 +18,6 @@
 namespace tessera {
 namespace {
 
-DType AccumulatorDType(DType target) {
-  return IsFloat(target) && DTypeBytes(target) < 4 ? DType::kF32 : target;
-}
-
 struct ScratchDef {
   Type type;
   const std::string* accumulates = nullptr;  // null: a plain scratch

@@ -6,7 +6,7 @@
 #include "frontend_test_util.h"
 
 namespace tessera::helion_py::testing {
-namespace {
+namespace decorator_config {
 
 std::string Kernel(const std::string& decorator) {
   return "import torch\nimport helion\nimport helion.language as hl\n\n" +
@@ -78,5 +78,5 @@ TEST(DecoratorConfig, AConfigHeldInAVariableIsNotRead) {
   EXPECT_TRUE(HasTiles(r, 128, 128)) << r.ir;
 }
 
-}  // namespace
+}  // namespace decorator_config
 }  // namespace tessera::helion_py::testing

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "frontend.h"
+#include "gtest/gtest.h"
 #include "tessera/ir/text.h"
 
 namespace tessera::helion_py::testing {
@@ -40,6 +41,12 @@ std::string ReadSource(const std::string& relative_path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
+}
+
+void ExpectIrHas(const CompileResult& r, const std::string& part) {
+  EXPECT_NE(r.ir.find(part), std::string::npos)
+      << "missing: " << part << "\n--- IR ---\n"
+      << r.ir << r.diagnostics;
 }
 
 const std::vector<ExampleSpec>& Examples() {

@@ -29,6 +29,10 @@ CompileResult Compile(const std::string& text,
 
 std::string ReadSource(const std::string& relative_path);
 
+// Expects `part` in the printed IR (a prefix of a statement is enough);
+// on failure prints the IR and the diagnostics.
+void ExpectIrHas(const CompileResult& r, const std::string& part);
+
 // The example kernels and the argument types of examples/references.py.
 struct ExampleSpec {
   std::string name;

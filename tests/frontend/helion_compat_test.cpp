@@ -9,7 +9,7 @@
 #include "frontend_test_util.h"
 
 namespace tessera::helion_py::testing {
-namespace {
+namespace helion_compat {
 
 std::string Kernel(const std::string& params, const std::string& body) {
   return "import torch\nimport helion\nimport helion.language as hl\n\n"
@@ -208,5 +208,5 @@ TEST(HelionCompat, FileWithoutKernelsIsANote) {
   EXPECT_TRUE(r.module->functions.empty());
 }
 
-}  // namespace
+}  // namespace helion_compat
 }  // namespace tessera::helion_py::testing

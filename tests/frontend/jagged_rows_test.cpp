@@ -8,7 +8,7 @@
 #include "frontend_test_util.h"
 
 namespace tessera::helion_py::testing {
-namespace {
+namespace jagged_rows {
 
 const char* kHeader =
     "import torch\n"                                              // 1
@@ -34,12 +34,6 @@ const char* kRowsLoop =
     "        for tile_m in hl.tile(m):\n"                                  // 14
     "            acc = hl.zeros([tile_b, tile_m], dtype=torch.float32)\n"  // 15
     "            for tile_k in hl.jagged_tile(lengths):\n";                // 16
-
-void ExpectIrHas(const CompileResult& r, const std::string& part) {
-  EXPECT_NE(r.ir.find(part), std::string::npos)
-      << "missing: " << part << "\n--- IR ---\n"
-      << r.ir << r.diagnostics;
-}
 
 void ExpectError(const CompileResult& r, unsigned line, unsigned col,
                  const std::string& message) {
@@ -232,5 +226,5 @@ TEST(JaggedRows, DataDependentHostSizeIsALocatedError) {
       << r.diagnostics;
 }
 
-}  // namespace
+}  // namespace jagged_rows
 }  // namespace tessera::helion_py::testing

@@ -6,7 +6,7 @@
 #include "frontend_test_util.h"
 
 namespace tessera::helion_py::testing {
-namespace {
+namespace shifted_index {
 
 const char* kHeader =
     "import torch\n"                                // 1
@@ -24,13 +24,6 @@ const char* kHeader =
 CompileResult CompileBody(const std::string& body) {
   return Compile(std::string(kHeader) + body + "    return out\n",
                  {{"x", "f32[256, 64, 32]"}, {"y", "f32[8, 4]"}});
-}
-
-// `part` occurs in the printed IR (a prefix of a statement is enough).
-void ExpectIrHas(const CompileResult& r, const std::string& part) {
-  EXPECT_NE(r.ir.find(part), std::string::npos)
-      << "missing: " << part << "\n--- IR ---\n"
-      << r.ir << r.diagnostics;
 }
 
 TEST(ShiftedIndex, LoadsAndStoresOfEveryForm) {
@@ -103,5 +96,5 @@ TEST(ShiftedIndex, TileTimesAScalarIsStillNotAValue) {
       << r.errors[0].message;
 }
 
-}  // namespace
+}  // namespace shifted_index
 }  // namespace tessera::helion_py::testing

@@ -10,6 +10,7 @@
 #include "cost_model/estimate.h"
 #include "module_emitter.h"
 #include "tessera/ir/text.h"
+#include "test_inputs.h"
 
 namespace tessera::pallas {
 namespace {
@@ -46,13 +47,6 @@ TEST(Count, DivisionIsExactWhenTheCoefficientsAllowIt) {
   EXPECT_EQ(CeilDiv(m + Count(1), 8).ToPython(), "pl.cdiv(m + 1, 8)");
   EXPECT_EQ(FloorDiv(m + Count(1), 8).ToPython(), "(m + 1) // 8");
   EXPECT_EQ((Count(4) * Mod(m, 128)).ToPython(), "4 * (m % 128)");
-}
-
-std::string ReadInput(const std::string& name) {
-  std::ifstream in(std::string(PALLAS_TPU_INPUTS) + "/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 TEST(CostModel, SymbolicShapesGiveCountsInTheHostsNames) {

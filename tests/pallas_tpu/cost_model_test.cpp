@@ -13,24 +13,10 @@
 #include "module_emitter.h"
 #include "pre_broadcast.h"
 #include "tessera/ir/text.h"
+#include "test_inputs.h"
 
 namespace tessera::pallas {
 namespace {
-
-// Inputs that come out of the pipeline claim the pre-broadcast and
-// atomic-accumulator properties; their plugins register them when they
-// load, the test before parsing.
-[[maybe_unused]] const Property kPreBroadcastRegistered =
-    PreBroadcastProperty();
-[[maybe_unused]] const Property kAccumulatedRegistered =
-    AtomicAccumulatedProperty();
-
-std::string ReadInput(const std::string& name) {
-  std::ifstream in(std::string(PALLAS_TPU_INPUTS) + "/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Replaces every occurrence of `from` in `text` (to rescale shapes).
 std::string Replace(std::string text, const std::string& from,

@@ -13,21 +13,10 @@
 #include "fmt/format.h"
 #include "module_emitter.h"
 #include "tessera/ir/text.h"
+#include "test_inputs.h"
 
 namespace tessera::pallas {
 namespace {
-
-// Inputs that come out of the atomic-accumulator pass claim its property;
-// the plugin registers it when it loads, the test before parsing.
-[[maybe_unused]] const Property kAccumulatedRegistered =
-    AtomicAccumulatedProperty();
-
-std::string ReadInput(const std::string& name) {
-  std::ifstream in(std::string(PALLAS_TPU_INPUTS) + "/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 struct Result {
   std::string code;

@@ -5,29 +5,21 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
-#include "atomic_accumulator.h"
 #include "module_emitter.h"
 #include "tessera/ir/text.h"
+#include "test_inputs.h"
 
 namespace tessera::pallas {
 namespace {
 
-[[maybe_unused]] const Property kAccumulatedRegistered =
-    AtomicAccumulatedProperty();
-
 // scaled_segments.tir: `ids = segment_ids[tile_n]` scales the values and
 // gives the rows of `hl.atomic_add(out, [ids, tile_f], vals)`.
 Module ReadScaledSegments() {
-  std::ifstream in(std::string(PALLAS_TPU_INPUTS) + "/scaled_segments.tir");
-  std::stringstream text;
-  text << in.rdbuf();
   DiagnosticEngine diagnostics;
-  absl::StatusOr<Module> module =
-      ParseModule(text.str(), "scaled_segments.tir", diagnostics);
+  absl::StatusOr<Module> module = ParseModule(
+      ReadInput("scaled_segments.tir"), "scaled_segments.tir", diagnostics);
   EXPECT_TRUE(module.ok()) << diagnostics.RenderAll();
   return std::move(*module);
 }

@@ -7,8 +7,6 @@
 namespace tessera::testing {
 namespace {
 
-constexpr PropertySet kSsa = {kSsaProperty};
-
 TEST(ControlFlowTest, IterArgsAreParallelToInits) {
   Module module = ParseTir(kSsaMatmul);
   StmtAt(module, 8, 5).inits.clear();

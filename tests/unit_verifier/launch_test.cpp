@@ -7,8 +7,6 @@
 namespace tessera::testing {
 namespace {
 
-constexpr PropertySet kSsaOutlined = {kSsaProperty, kOutlinedProperty};
-
 Stmt& Launch(Module& module) { return StmtAt(module, 5, 3); }
 
 TEST(LaunchTest, CalleeMustExist) {

@@ -7,8 +7,6 @@
 namespace tessera::testing {
 namespace {
 
-constexpr PropertySet kSsaOutlined = {kSsaProperty, kOutlinedProperty};
-
 TEST(OutlinedTest, NoKernelFunctionsRemain) {
   Module module = ParseTir(kStructuredMatmul);
   VerifyOutcome outcome = RunVerifyProperty(module, kOutlinedProperty);

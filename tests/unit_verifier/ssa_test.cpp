@@ -7,8 +7,6 @@
 namespace tessera::testing {
 namespace {
 
-constexpr PropertySet kSsa = {kSsaProperty};
-
 TEST(SsaTest, EachNameIsDefinedOnce) {
   Module module = ParseTir(R"(
 module "kernels/test.py" properties [ssa]

@@ -17,6 +17,10 @@ namespace tessera::testing {
 // The file every test module names in its header.
 inline constexpr std::string_view kTestFile = "kernels/test.py";
 
+// The property sets the tests verify against.
+inline constexpr PropertySet kSsa = {kSsaProperty};
+inline constexpr PropertySet kSsaOutlined = {kSsaProperty, kOutlinedProperty};
+
 // Parses `text`; on a parse error the test fails and the module is empty.
 Module ParseTir(std::string_view text);
 

@@ -6,11 +6,10 @@
 #include "driver/pipeline_resolution.h"
 #include "fmt/format.h"
 #include "session.h"
+#include "toml_text.h"
 
 namespace tessera::cli {
-namespace {
 
-// A TOML key: bare when it may be, quoted otherwise.
 std::string TomlKey(const std::string& name) {
   bool bare = !name.empty();
   for (char c : name) {
@@ -27,13 +26,7 @@ std::string TomlKey(const std::string& name) {
   return quoted + "\"";
 }
 
-std::string TomlString(const std::string& value) {
-  return OptionValueToString(OptionValue(value));
-}
-
-std::string TomlStrings(const std::vector<std::string>& values) {
-  return OptionValueToString(OptionValue(values));
-}
+namespace {
 
 void PrintOptions(std::ostream& out, const OptionMap& options) {
   for (const auto& [name, value] : options.values()) {

@@ -15,6 +15,7 @@
 #include "fmt/format.h"
 #include "session.h"
 #include "tessera/ir/text.h"
+#include "toml_text.h"
 #include "tune_search.h"
 #include "verify_tpu.h"
 
@@ -92,10 +93,6 @@ std::string WhyWinner(const Candidate& winner,
 std::string CanonicalTypeSpelling(const std::string& spelling) {
   absl::StatusOr<Type> type = ParseType(spelling);
   return type.ok() ? TypeToString(*type) : spelling;
-}
-
-std::string TomlString(const std::string& value) {
-  return OptionValueToString(OptionValue(value));
 }
 
 // The tuned config: the pipeline the search ran with (the winner's

@@ -29,12 +29,6 @@ std::string ShapeString(std::span<const Dim> shape) {
   return out + "]";
 }
 
-// bool < integer < float.
-int Category(DType dtype) {
-  if (dtype == DType::kBool) return 0;
-  return IsFloat(dtype) ? 2 : 1;
-}
-
 bool IsValueType(const Type& type) {
   return type.is_scalar() || type.is_tensor();
 }
@@ -58,7 +52,8 @@ DType PromoteOperands(const Type& a, const Type& b) {
   if (a.is_tensor() == b.is_tensor()) return PromoteDTypes(a.dtype, b.dtype);
   const Type& tensor = a.is_tensor() ? a : b;
   const Type& scalar = a.is_tensor() ? b : a;
-  if (Category(scalar.dtype) > Category(tensor.dtype)) return scalar.dtype;
+  if (DTypeCategory(scalar.dtype) > DTypeCategory(tensor.dtype))
+    return scalar.dtype;
   return tensor.dtype;
 }
 

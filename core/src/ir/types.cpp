@@ -10,13 +10,12 @@ constexpr std::array<std::string_view, 10> kDTypeNames = {
     "bool", "i8",   "i16", "i32",    "i64",
     "f16",  "bf16", "f32", "f8e4m3", "f8e5m2"};
 
-// bool < integers < floats, the PyTorch category order.
-int Category(DType dtype) {
+}  // namespace
+
+int DTypeCategory(DType dtype) {
   if (dtype == DType::kBool) return 0;
   return IsFloat(dtype) ? 2 : 1;
 }
-
-}  // namespace
 
 std::string_view DTypeName(DType dtype) {
   size_t index = static_cast<size_t>(dtype);
@@ -89,8 +88,8 @@ bool IsInteger(DType dtype) {
 
 DType PromoteDTypes(DType a, DType b) {
   if (a == b) return a;
-  int category_a = Category(a);
-  int category_b = Category(b);
+  int category_a = DTypeCategory(a);
+  int category_b = DTypeCategory(b);
   if (category_a != category_b) return category_a > category_b ? a : b;
   // Same category, different dtypes: the wider one; the two 16-bit floats
   // have no common 16-bit type, so they meet at f32.

@@ -46,6 +46,8 @@ std::optional<DType> ParseDType(std::string_view name);
 int DTypeBytes(DType dtype);
 bool IsFloat(DType dtype);
 bool IsInteger(DType dtype);  // i8..i64 (not bool)
+// The PyTorch category order: bool 0 < integers 1 < floats 2.
+int DTypeCategory(DType dtype);
 // PyTorch-style promotion of two tensor dtypes (float beats int, wider
 // beats narrower, f16 + bf16 -> f32).
 DType PromoteDTypes(DType a, DType b);

@@ -1,0 +1,22 @@
+// Helpers of the rewrites the backend makes on a copy of the module before
+// emitting it (lane_rows.cpp, smem_copies.cpp): finding the launch and its
+// device function, and naming what a rewrite adds.
+#pragma once
+
+#include <string>
+
+#include "tessera/ir/ir.h"
+
+namespace tessera::pallas {
+
+// The first launch among the host function's top-level statements, or null.
+const Stmt* FindTopLevelLaunch(const Function& host);
+
+// The device function `launch` calls, or null.
+const Function* LaunchCallee(const Module& module, const Stmt& launch);
+
+// `base`, or `base_1`, `base_2`, ...: the first that names no parameter,
+// result, loop variable or iter arg of `function`.
+std::string FreshName(const Function& function, const std::string& base);
+
+}  // namespace tessera::pallas
