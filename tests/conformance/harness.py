@@ -110,13 +110,14 @@ def check_module(kernel, module_path, arrays, expected, cells, **subset):
         module = lib.load_module(
             module_path, "generated_" + module_path.parent.name.replace(".", "_"))
         function = getattr(module, kernel)
+        launch = lib.host_sync_launch(module, kernel, arrays)
     except Exception as error:  # An unimportable module is a red row, not a crash.
         detail = f"import: {lib.short_error(error)}"
         for check in lib.RUN_CHECKS:
             cells[check] = lib.Cell("FAIL", detail)
         function = None
     if function is not None:
-        lib.check_function(function, arrays, expected, cells, **subset)
+        lib.check_function(function, arrays, expected, cells, launch=launch, **subset)
     cells["pyflakes"] = lib.timed(lambda: lib.pyflakes(module_path))
 
 

@@ -27,6 +27,7 @@ KERNELS = (
     "segment_sum", "expert_scatter", "shifted_grad", "jagged_rows_sum",
     "jagged_rows_mean", "jagged_rows_layer_norm", "jagged_rows_bmm",
     "jagged_prefix_add", "jagged_dense_add", "row_cumsum", "grouped_matmul",
+    "jagged_softmax_flat",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -128,6 +129,11 @@ SPECS = {
     "jagged_softmax": KernelSpec({"even": [(512, 256), (9,)],
                                   "ragged": [(300, 200), (14,)]},
                                  dtypes=("float32",), arg_dtypes=(None, "int32")),
+    # Helion's jagged_softmax.py: the output's row count x_offsets[-1] is
+    # read on the host before the launch (a host sync); f32 only.
+    "jagged_softmax_flat": KernelSpec({"even": [(256, 128), (9,)],
+                                       "ragged": [(300, 200), (14,)]},
+                                      dtypes=("float32",), arg_dtypes=(None, "int32")),
     # hl.jagged_tile over a tile of rows read through the flattened data
     # (one row per grid step, as above; f32 only).
     "jagged_rows_sum": KernelSpec({"even": [(512, 256), (9,)],
