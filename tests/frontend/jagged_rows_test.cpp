@@ -207,8 +207,9 @@ TEST(JaggedRows, AStoreAtAShiftedRank1IndexIsALocatedError) {
               "is not supported: only loads at such an index lower");
 }
 
-TEST(JaggedRows, DataDependentHostSizeIsALocatedError) {
-  // Helion's jagged_softmax sizes its output from the last offset.
+TEST(JaggedRows, DataDependentHostSizeIsAHostRead) {
+  // Helion's jagged_softmax sizes its output from the last offset: a host
+  // scalar read (IR host_read) whose value sizes the allocation.
   CompileResult r = Compile(
       "import torch\n"
       "import helion\n"
@@ -217,19 +218,33 @@ TEST(JaggedRows, DataDependentHostSizeIsALocatedError) {
       "@helion.kernel()\n"
       "def k(x_data, x_offsets):\n"
       "    n = int(x_offsets[-1].item())\n"
+      "    t = x_offsets[0].item()\n"
+      "    f = float(x_offsets[1])\n"
       "    out = torch.zeros(n * x_data.size(1), dtype=x_data.dtype)\n"
       "    for tile_b in hl.tile(x_offsets.size(0) - 1):\n"
       "        out[tile_b] = 0.0\n"
+      "    return out.reshape(n, x_data.size(1))\n");
+  ASSERT_TRUE(r.errors.empty()) << r.diagnostics;
+  EXPECT_NE(r.ir.find("= cast(host_read(x_offsets)[scalar("), std::string::npos)
+      << r.ir;
+  EXPECT_NE(r.ir.find("= host_read(x_offsets)[scalar(0)]"), std::string::npos)
+      << r.ir;
+}
+
+TEST(JaggedRows, ItemOfATensorIsALocatedError) {
+  CompileResult r = Compile(
+      "import torch\n"
+      "import helion\n"
+      "import helion.language as hl\n"
+      "\n"
+      "@helion.kernel()\n"
+      "def k(x_data, x_offsets):\n"
+      "    n = x_offsets[1:].item()\n"
+      "    out = torch.zeros_like(x_data)\n"
+      "    for tile_b in hl.tile(x_offsets.size(0) - 1):\n"
+      "        out[tile_b, :] = 0.0\n"
       "    return out\n");
-  ExpectError(r, 7, 13,
-              "reading one element of a tensor outside an hl.tile loop is "
-              "not supported");
-  ASSERT_FALSE(r.errors.empty());
-  ASSERT_FALSE(r.errors[0].notes.empty());
-  EXPECT_NE(
-      r.errors[0].notes[0].message.find("cannot decide sizes or control flow"),
-      std::string::npos)
-      << r.diagnostics;
+  ExpectError(r, 7, 9, "item() of ");
 }
 
 }  // namespace
