@@ -102,8 +102,8 @@ std::string HostFunctions(const HostSyncParts& parts) {
   for (const HostRead& read : parts.reads) statics.push_back(read.name);
   // Compile-time parameters (`static_params`: `index:name=literal`) are
   // checked against their literal while tracing: static too.
-  if (const auto* list =
-          GetAttr<std::vector<std::string>>(parts.host->attrs, "static_params")) {
+  if (const auto* list = GetAttr<std::vector<std::string>>(parts.host->attrs,
+                                                           "static_params")) {
     for (const std::string& entry : *list) {
       const size_t colon = entry.find(':');
       const size_t equals = entry.find('=', colon);
@@ -119,8 +119,7 @@ std::string HostFunctions(const HostSyncParts& parts) {
   }
 
   PyLines reads;
-  reads.Line(fmt::format("def {}_host_reads({}):", parts.kernel,
-                         Join(params)));
+  reads.Line(fmt::format("def {}_host_reads({}):", parts.kernel, Join(params)));
   reads.Indent();
   reads.Line(
       "# Host sync: reads device memory to size the launch (torch's .item()).");
@@ -132,8 +131,8 @@ std::string HostFunctions(const HostSyncParts& parts) {
   std::vector<std::string> entries;
   for (const HostRead& read : parts.reads) {
     reads.Line(fmt::format("{} = {}", read.name, read.value));
-    entries.push_back(fmt::format("{}: {}", PyStringLiteral(read.name),
-                                  read.name));
+    entries.push_back(
+        fmt::format("{}: {}", PyStringLiteral(read.name), read.name));
   }
   reads.Line(fmt::format("return {{{}}}", Join(entries)));
 
@@ -142,9 +141,9 @@ std::string HostFunctions(const HostSyncParts& parts) {
   PyLines launch;
   launch.Line(fmt::format("@functools.partial(jax.jit, static_argnames=({}{}))",
                           Join(quoted), quoted.size() == 1 ? "," : ""));
-  launch.Line(fmt::format("def {}_launch({}*, {}, interpret=False{}):",
-                          parts.kernel, parts.params, Join(read_names),
-                          parts.keywords));
+  launch.Line(
+      fmt::format("def {}_launch({}*, {}, interpret=False{}):", parts.kernel,
+                  parts.params, Join(read_names), parts.keywords));
   launch.Indent();
   launch.Append(parts.body);
 
@@ -158,8 +157,8 @@ std::string HostFunctions(const HostSyncParts& parts) {
   for (const std::string& name : keywords) {
     arguments.push_back(fmt::format("{}={}", name, name));
   }
-  wrapper.Line(fmt::format("return {}_launch({})", parts.kernel,
-                           Join(arguments)));
+  wrapper.Line(
+      fmt::format("return {}_launch({})", parts.kernel, Join(arguments)));
 
   return DropUnusedShapeReads(reads).Text() + "\n\n" +
          DropUnusedShapeReads(launch).Text() + "\n\n" + wrapper.Text();

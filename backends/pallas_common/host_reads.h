@@ -56,7 +56,7 @@ struct HostSyncParts {
   PyLines shape_reads;   // `x_d0 = x.shape[0]`, ... (some unused)
   PyLines static_lines;  // host scalars from sizes (some unused)
   std::vector<HostRead> reads;
-  PyLines body;          // the host function's body
+  PyLines body;  // the host function's body
 };
 
 // The host function `def k(...)` with `body`, or, when the kernel reads

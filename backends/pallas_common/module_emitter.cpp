@@ -216,7 +216,8 @@ bool HostEmitter::EmitStmt(const Stmt& stmt) {
       if (ContainsHostRead(value)) {  // host_reads.h
         auto read = HostReadValue(value, host_, launched_,
                                   [&](const Expr& e) { return Emit(e); });
-        if (!read.ok()) return Fail(stmt.loc, std::string(read.status().message()));
+        if (!read.ok())
+          return Fail(stmt.loc, std::string(read.status().message()));
         static_scalars_.insert(target.name);
         host_reads_.push_back(HostRead{name, *read});
         return FlushErrors(stmt.loc);

@@ -175,9 +175,8 @@ ExprList SampleExprs(OpKind op) {
         // One element read by the host: a scalar index per dim.
         IndexList element;
         element.emplace_back(IndexKind::kScalar, P("k"));
-        element.emplace_back(
-            IndexKind::kScalar,
-            Op(OpKind::kSub, List(P("n"), MakeIntConst(1))));
+        element.emplace_back(IndexKind::kScalar,
+                             Op(OpKind::kSub, List(P("n"), MakeIntConst(1))));
         out.push_back(Subscript(P("x"), std::move(element), op));
       } else {
         IndexList indices;

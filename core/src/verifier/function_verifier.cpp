@@ -401,8 +401,7 @@ bool FunctionVerifier::VerifyExpr(const Expr* expr) {
        expr->op == OpKind::kSliceView || expr->op == OpKind::kHostRead) &&
       expr->operands.size() == 1 &&
       !CheckIndexRank(expr->operands[0]->type, expr->indices,
-                      fmt::format("operand of '{}'", OpName(expr->op)),
-                      {})) {
+                      fmt::format("operand of '{}'", OpName(expr->op)), {})) {
     return false;
   }
   // The result type is derived from the operands' (already checked) types
