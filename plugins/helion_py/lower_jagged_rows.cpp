@@ -451,28 +451,6 @@ void KernelLowering::LowerJaggedTileLoop(const PyStmt& stmt, const Node& call) {
   Emit(std::move(loop));
 }
 
-// `torch.empty((l, k)).view(-1)`: the allocation gets a name of its own
-// (a host statement before the view's), so that a kernel can index its
-// rows.
-void KernelLowering::NameAllocation(const Expr& view) {
-  std::vector<Stmt>& host = blocks_.front()->stmts;
-  for (size_t i = 0; i < host.size(); ++i) {
-    if (host[i].kind != StmtKind::kAssign || host[i].value.get() != &view) {
-      continue;
-    }
-    ExprPtr& allocation = host[i].value->operands[0];
-    const std::string name = Fresh(host[i].results[0].name + "_2d");
-    taken_.insert(name);
-    const Type type = allocation->type;
-    const SourceLoc loc = host[i].loc;
-    Stmt assign = MakeAssign(Value{name, type}, std::move(allocation), loc);
-    allocation = MakeVar(name, type, loc);
-    host.insert(host.begin() + static_cast<std::ptrdiff_t>(i),
-                std::move(assign));
-    return;
-  }
-}
-
 // The rank-2 ref whose rows `ref` flattens, with row length `row_length`:
 // x for `x.view(-1)` of a rank-2 x (the row length must be x.size(1)); for
 // a rank-1 ref (a flattened parameter, which Tessera sees as rank 1) a host
@@ -480,6 +458,10 @@ void KernelLowering::NameAllocation(const Expr& view) {
 ExprPtr KernelLowering::RowsOf(const Expr& ref, const Expr& row_length,
                                SourceLoc loc) {
   const Expr& view = ResolveDefinition(ref);
+  if ((view.op == OpKind::kEmpty || view.op == OpKind::kAllocFull) &&
+      view.type.is_ref() && view.type.rank() == 1) {
+    return SplitFlatAllocation(view, row_length);
+  }
   if (view.op == OpKind::kReshape && view.operands[0]->type.is_ref() &&
       view.operands[0]->type.rank() == 2 &&
       (view.operands[0]->op == OpKind::kEmpty ||
