@@ -532,7 +532,8 @@ std::optional<JaggedRowsAccess> KernelLowering::MatchJaggedRows(
       item.type().rank() < 2 || !IsInteger(item.type().dtype)) {
     return std::nullopt;
   }
-  auto unsupported = [&]() -> std::optional<JaggedRowsAccess> {
+  auto unsupported = [&](const char* reason =
+                             nullptr) -> std::optional<JaggedRowsAccess> {
     Diagnostic* d = Report(
         loc, fmt::format("an element gather through a flattened tensor with "
                          "a rank-{} index is supported only as rows times "
@@ -544,6 +545,7 @@ std::optional<JaggedRowsAccess> KernelLowering::MatchJaggedRows(
          "tile_k.index[None, :] of an hl.jagged_tile: a TPU cannot gather "
          "lanes across vregs, so Tessera reads the block x[tile_k, tile_m] "
          "instead");
+    if (reason != nullptr) Note(d, reason);
     return JaggedRowsAccess{};
   };
   const Expr* context = nullptr;
@@ -584,7 +586,17 @@ std::optional<JaggedRowsAccess> KernelLowering::MatchJaggedRows(
   const TileVal* lane_tile = TileNamed(lanes->first);
   if (row_tile == nullptr || lane_tile == nullptr) return unsupported();
   ExprPtr base = RowsOf(*ref.expr, *row_length, loc);
-  if (!base) return unsupported();
+  if (!base) {
+    const Expr& target = ResolveDefinition(*ref.expr);
+    const bool allocation =
+        target.op == OpKind::kEmpty || target.op == OpKind::kAllocFull;
+    return unsupported(
+        allocation ? "a 1-D torch.empty/zeros/full is read or written as rows "
+                     "only when its size is written `rows * row_length` with "
+                     "the index's row length (`torch.zeros(n * m)` for "
+                     "`row * m + lane`)"
+                   : nullptr);
+  }
   NoteTileUse(row_tile->ordinal, true, false);
   NoteTileUse(lane_tile->ordinal, true, true);
   JaggedRowsAccess access;
