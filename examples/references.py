@@ -209,6 +209,13 @@ def jagged_softmax(x_data, x_offsets):
     return out
 
 
+def jagged_softmax_flat(x_data, x_offsets):
+    """jagged_softmax over the first x_offsets[-1] rows: the output has as
+    many rows as the offsets cover."""
+    rows = int(np.asarray(x_offsets)[-1])
+    return jagged_softmax(np.asarray(x_data)[:rows], x_offsets)
+
+
 def jagged_rows_sum(x_data, x_offsets):
     return jagged_sum(x_data, x_offsets)
 
@@ -420,6 +427,14 @@ def _jagged_integer_args(shapes, rng):
     return {1: jagged_offsets(total, shapes[1][0] - 1, rng)}
 
 
+def _jagged_prefix_integer_args(shapes, rng):
+    """Offsets as _jagged_integer_args that end before the data's last row
+    (about an eighth of the rows past them): the output's row count is
+    x_offsets[-1], not x_data's."""
+    total = shapes[0][0]
+    return {1: jagged_offsets(total - total // 8, shapes[1][0] - 1, rng)}
+
+
 def _jagged_feature_integer_args(shapes, rng):
     """Offsets as _jagged_integer_args, and a feature count per row in
     [0, m] with 0 and m both present."""
@@ -539,6 +554,7 @@ INTEGER_ARGS = {
     "jagged_sum": _jagged_integer_args,
     "jagged_mean": _jagged_integer_args,
     "jagged_softmax": _jagged_integer_args,
+    "jagged_softmax_flat": _jagged_prefix_integer_args,
     "jagged_rows_sum": _jagged_integer_args,
     "jagged_rows_mean": _jagged_feature_integer_args,
     "jagged_rows_layer_norm": _jagged_integer_args,

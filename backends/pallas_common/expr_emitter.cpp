@@ -246,6 +246,10 @@ std::string ExprEmitter::Sub(const Expr& expr) {
         return "None";
       }
       return Subscript(expr);
+    case OpKind::kHostRead:
+      // The host function reads it before the launch (host_reads.h).
+      Fail("'host_read' is only supported as a host statement");
+      return "None";
     case OpKind::kTileBegin:
     case OpKind::kTileEnd:
     case OpKind::kTileIndex:

@@ -4,6 +4,7 @@
 
 #include "fmt/format.h"
 #include "host_contract.h"
+#include "host_reads.h"
 #include "lane_rows.h"
 #include "pallas_module.h"
 #include "scalar_prefetch.h"
@@ -154,6 +155,8 @@ class HostEmitter : public ExprEmitter {
   // Rank-generic parameter -> the name holding its shape as passed.
   std::map<std::string, std::string> caller_shapes_;
   std::map<std::string, int> host_uses_;
+  std::vector<HostRead> host_reads_;
+  PyLines static_lines_;  // host scalars from sizes: what a read may index by
   PyLines prelude_;
   PyLines body_;
   PyLines kernel_;
@@ -211,6 +214,15 @@ bool HostEmitter::EmitStmt(const Stmt& stmt) {
       const Expr& value = *stmt.value;
       defined_.insert(target.name);
       std::string name = SanitizeIdentifier(target.name);
+      if (ContainsHostRead(value)) {  // host_reads.h
+        auto read = HostReadValue(value, host_, launched_,
+                                  [&](const Expr& e) { return Emit(e); });
+        if (!read.ok())
+          return Fail(stmt.loc, std::string(read.status().message()));
+        static_scalars_.insert(target.name);
+        host_reads_.push_back(HostRead{name, *read});
+        return FlushErrors(stmt.loc);
+      }
       HostAlloc alloc;
       alloc.kind = value.op;
       alloc.shape = target.type.shape;
@@ -273,6 +285,9 @@ bool HostEmitter::EmitStmt(const Stmt& stmt) {
       }
       if (!FlushErrors(stmt.loc)) return false;
       body_.Line(fmt::format("{} = {}", name, text));
+      if (static_scalars_.count(target.name)) {
+        static_lines_.Line(fmt::format("{} = {}", name, text));
+      }
       return true;
     }
     case StmtKind::kLaunch:
@@ -708,24 +723,23 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
   }
   PyLines static_checks;
   const std::string params = HostParameters(host_, static_checks);
-  PyLines host_fn;
-  host_fn.Line(fmt::format(
-      "def {}({}*, interpret=False{}):", SanitizeIdentifier(host_.name), params,
-      target_.HostKeywords()));
-  host_fn.Indent();
+  PyLines host_body;
   const std::string context = target_.HostContext(state_);
   if (!context.empty()) {
-    host_fn.Line(context);
-    host_fn.Indent();
+    host_body.Line(context);
+    host_body.Indent();
   }
-  host_fn.Append(static_checks);
-  host_fn.Append(rank_collapse);
-  EmitShapeChecks(host_, host_fn);
-  host_fn.Append(prelude_);
-  host_fn.Append(body_);
+  host_body.Append(static_checks);
+  host_body.Append(rank_collapse);
+  EmitShapeChecks(host_, host_body);
+  host_body.Append(prelude_);
+  host_body.Append(body_);
+  const std::string host_text = HostFunctions(
+      {&host_, SanitizeIdentifier(host_.name), params, target_.HostKeywords(),
+       prelude_, static_lines_, host_reads_, host_body});
 
   std::string code = target_.ModuleHelpers(state_) + "\n\n" + kernel_.Text() +
-                     "\n\n" + DropUnusedShapeReads(host_fn).Text();
+                     "\n\n" + host_text;
   std::string imports;
   auto uses = [&](const std::string& module_name) {
     // `name.` preceded by no identifier character or dot; a plain search

@@ -123,7 +123,7 @@ const std::vector<std::string>& KnownMethods() {
       "reshape",   "transpose",  "permute",      "t",          "squeeze",
       "unsqueeze", "expand",     "broadcast_to", "contiguous", "maximum",
       "minimum",   "new_empty",  "new_zeros",    "new_ones",   "new_full",
-      "view_as",   "reshape_as", "expand_as"};
+      "view_as",   "reshape_as", "expand_as",    "item"};
   return *names;
 }
 

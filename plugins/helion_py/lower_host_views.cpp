@@ -2,7 +2,9 @@
 // (grpo_loss) is a `slice_view` ref that the host function materializes as
 // an array slice and the kernel indexes like any argument; `grad[:, -1, :]
 // = 0` after them is a host store the host function applies to the
-// kernel's result.
+// kernel's result; one element (`int(x_offsets[-1].item())`) is a host
+// scalar read, `host_read`, that the host function reads before it
+// launches.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -83,20 +85,11 @@ Val KernelLowering::HostSliceView(Val base, std::vector<Val> items,
   std::optional<int64_t> picked =
       HostIndices(type, items, locs, loc, "indexing a tensor");
   if (!picked) return Val::Poison();
-  // One element is a value the host would have to read from device memory
-  // before launching (`x_offsets[-1].item()`): a data-dependent size, which
-  // a jitted host function cannot have.
-  if (*picked >= static_cast<int64_t>(type.rank())) {
-    Diagnostic* d = Report(loc,
-                           "reading one element of a tensor outside an "
-                           "hl.tile loop is not supported");
-    Note(d,
-         "the host function is traced by jax.jit: a value read from device "
-         "memory cannot decide sizes or control flow there; read it inside "
-         "the kernel");
-    return Val::Poison();
-  }
-  base = MaterializeRef(std::move(base), "view");
+  // One element is a host scalar read (`x_offsets[-1].item()`): the host
+  // function reads it from device memory before it launches (a sync, as
+  // PyTorch's .item()), so it may size outputs (IR `host_read`).
+  const bool element = *picked >= static_cast<int64_t>(type.rank());
+  base = MaterializeRef(std::move(base), element ? "read" : "view");
   IndexList indices;
   if (!BuildIndices(type, std::move(items), std::move(locs), true, loc,
                     indices)) {
@@ -104,8 +97,8 @@ Val KernelLowering::HostSliceView(Val base, std::vector<Val> items,
   }
   ExprList operands;
   operands.push_back(std::move(base.expr));
-  return MakeTyped(OpKind::kSliceView, std::move(operands), {}, loc,
-                   std::move(indices));
+  return MakeTyped(element ? OpKind::kHostRead : OpKind::kSliceView,
+                   std::move(operands), {}, loc, std::move(indices));
 }
 
 void KernelLowering::HostStore(Val base, std::vector<Val> items,

@@ -307,6 +307,7 @@ class KernelLowering {
                                       SourceLoc loc);
   ExprPtr RowsOf(const Expr& ref, const Expr& row_length, SourceLoc loc);
   void NameAllocation(const Expr& view);
+  ExprPtr SplitFlatAllocation(const Expr& allocation, const Expr& row_length);
   // x[starts[:, None] + tile.index[None, :]] of a rank-1 x: the shifted
   // tile index tile.index + start, with new axes.
   std::optional<Val> JaggedShiftedGather(const Val& ref, const Val& index,

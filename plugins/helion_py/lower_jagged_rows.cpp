@@ -451,28 +451,6 @@ void KernelLowering::LowerJaggedTileLoop(const PyStmt& stmt, const Node& call) {
   Emit(std::move(loop));
 }
 
-// `torch.empty((l, k)).view(-1)`: the allocation gets a name of its own
-// (a host statement before the view's), so that a kernel can index its
-// rows.
-void KernelLowering::NameAllocation(const Expr& view) {
-  std::vector<Stmt>& host = blocks_.front()->stmts;
-  for (size_t i = 0; i < host.size(); ++i) {
-    if (host[i].kind != StmtKind::kAssign || host[i].value.get() != &view) {
-      continue;
-    }
-    ExprPtr& allocation = host[i].value->operands[0];
-    const std::string name = Fresh(host[i].results[0].name + "_2d");
-    taken_.insert(name);
-    const Type type = allocation->type;
-    const SourceLoc loc = host[i].loc;
-    Stmt assign = MakeAssign(Value{name, type}, std::move(allocation), loc);
-    allocation = MakeVar(name, type, loc);
-    host.insert(host.begin() + static_cast<std::ptrdiff_t>(i),
-                std::move(assign));
-    return;
-  }
-}
-
 // The rank-2 ref whose rows `ref` flattens, with row length `row_length`:
 // x for `x.view(-1)` of a rank-2 x (the row length must be x.size(1)); for
 // a rank-1 ref (a flattened parameter, which Tessera sees as rank 1) a host
@@ -480,6 +458,10 @@ void KernelLowering::NameAllocation(const Expr& view) {
 ExprPtr KernelLowering::RowsOf(const Expr& ref, const Expr& row_length,
                                SourceLoc loc) {
   const Expr& view = ResolveDefinition(ref);
+  if ((view.op == OpKind::kEmpty || view.op == OpKind::kAllocFull) &&
+      view.type.is_ref() && view.type.rank() == 1) {
+    return SplitFlatAllocation(view, row_length);
+  }
   if (view.op == OpKind::kReshape && view.operands[0]->type.is_ref() &&
       view.operands[0]->type.rank() == 2 &&
       (view.operands[0]->op == OpKind::kEmpty ||
@@ -550,7 +532,8 @@ std::optional<JaggedRowsAccess> KernelLowering::MatchJaggedRows(
       item.type().rank() < 2 || !IsInteger(item.type().dtype)) {
     return std::nullopt;
   }
-  auto unsupported = [&]() -> std::optional<JaggedRowsAccess> {
+  auto unsupported = [&](const char* reason =
+                             nullptr) -> std::optional<JaggedRowsAccess> {
     Diagnostic* d = Report(
         loc, fmt::format("an element gather through a flattened tensor with "
                          "a rank-{} index is supported only as rows times "
@@ -562,6 +545,7 @@ std::optional<JaggedRowsAccess> KernelLowering::MatchJaggedRows(
          "tile_k.index[None, :] of an hl.jagged_tile: a TPU cannot gather "
          "lanes across vregs, so Tessera reads the block x[tile_k, tile_m] "
          "instead");
+    if (reason != nullptr) Note(d, reason);
     return JaggedRowsAccess{};
   };
   const Expr* context = nullptr;
@@ -602,7 +586,17 @@ std::optional<JaggedRowsAccess> KernelLowering::MatchJaggedRows(
   const TileVal* lane_tile = TileNamed(lanes->first);
   if (row_tile == nullptr || lane_tile == nullptr) return unsupported();
   ExprPtr base = RowsOf(*ref.expr, *row_length, loc);
-  if (!base) return unsupported();
+  if (!base) {
+    const Expr& target = ResolveDefinition(*ref.expr);
+    const bool allocation =
+        target.op == OpKind::kEmpty || target.op == OpKind::kAllocFull;
+    return unsupported(
+        allocation ? "a 1-D torch.empty/zeros/full is read or written as rows "
+                     "only when its size is written `rows * row_length` with "
+                     "the index's row length (`torch.zeros(n * m)` for "
+                     "`row * m + lane`)"
+                   : nullptr);
+  }
   NoteTileUse(row_tile->ordinal, true, false);
   NoteTileUse(lane_tile->ordinal, true, true);
   JaggedRowsAccess access;

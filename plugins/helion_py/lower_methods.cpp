@@ -166,6 +166,17 @@ Val KernelLowering::CallMethod(Val self, const std::string& name,
     Note(d, "cast the loaded tile instead, e.g. x[tile].to(dtype)");
     return Val::Poison();
   }
+  if (name == "item") {
+    // A scalar already (one element read on the host, `x[-1].item()`, or
+    // a scalar in the kernel): PyTorch's Python number of it.
+    if (self.IsValue() && self.IsScalar()) return self;
+    Diagnostic* d = Report(
+        loc, fmt::format("item() of {} is not supported", Describe(self)));
+    Note(d,
+         "item() reads one element: index every dim with an integer first "
+         "(x[-1].item())");
+    return Val::Poison();
+  }
   // Everything below computes on values; on the host a ref is read whole.
   if (self.IsRef() && !in_device()) {
     self = LoadWhole(self, loc);

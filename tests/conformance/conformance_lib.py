@@ -170,12 +170,26 @@ def quick_cpu_compile():
         jax.config.update("jax_disable_most_optimizations", previous)
 
 
-def run_interpret(function, arrays, mode, provide_tpu=True):
+def run_interpret(function, arrays, mode, provide_tpu=True, eager=False):
     """Runs function(*arrays, interpret=<mode>), under the abstract TPU mesh
-    when provide_tpu."""
-    jitted = jax.jit(functools.partial(function, interpret=INTERPRET_MODES[mode]()))
+    when provide_tpu; jitted unless eager (a host function that reads
+    scalars on the host jits its own launch: see host_sync_launch)."""
+    call = functools.partial(function, interpret=INTERPRET_MODES[mode]())
     with _tpu_context(provide_tpu), quick_cpu_compile():
-        return jax.block_until_ready(jitted(*arrays))
+        return jax.block_until_ready((call if eager else jax.jit(call))(*arrays))
+
+
+def host_sync_launch(module, kernel, arrays):
+    """For a kernel whose host function reads scalars from device memory
+    (`n = int(x_offsets[-1].item())`, a host sync jax.jit cannot trace; the
+    module defines KERNEL_host_reads and the jitted KERNEL_launch,
+    backends/pallas_common/host_reads.h): KERNEL_launch with the scalars read
+    from the concrete `arrays` bound as its static arguments, the function
+    to export and compile. None for any other kernel."""
+    reads = getattr(module, f"{kernel}_host_reads", None)
+    if reads is None:
+        return None
+    return functools.partial(getattr(module, f"{kernel}_launch"), **reads(*arrays))
 
 
 def export_tpu(function, arrays, provide_tpu=True):
@@ -203,17 +217,23 @@ def check_tpu_compile(function, arg_specs, generation):
 
 def check_function(function, arrays, expected, cells, compare_outputs=None,
                    provide_tpu=False, modes=tuple(INTERPRET_MODES),
-                   generations=TPU_GENERATIONS):
+                   generations=TPU_GENERATIONS, launch=None):
     """Fills cells[c] for every c in RUN_CHECKS: both interpret modes against
     `expected`, the TPU export, and the real compiler per generation.
     provide_tpu: enter the abstract TPU mesh for the interpret and export runs
     (hand-written patterns; generated modules do it themselves).
     modes, generations: a subset of the interpret modes and of the real
-    compiler's generations (the others' cells are left unset)."""
+    compiler's generations (the others' cells are left unset).
+    launch: for a host function that reads scalars on the host, its jitted
+    launch with them bound (host_sync_launch): the interpret runs call
+    `function` eagerly, as a user does, and the export and the real
+    compiler take `launch`."""
     compare_outputs = compare_outputs or compare
     for mode in modes:
         cells[mode] = timed(lambda mode=mode: compare_outputs(
-            run_interpret(function, arrays, mode, provide_tpu), expected))
+            run_interpret(function, arrays, mode, provide_tpu, eager=launch is not None),
+            expected))
+    function = launch or function
     cells["export"] = timed(
         lambda: (export_tpu(function, arrays, provide_tpu) is not None, ""))
     for generation in generations:

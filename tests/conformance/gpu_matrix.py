@@ -216,12 +216,17 @@ def run_row(args, kernel, launcher, dtype, label, cubin, reference, work):
     # the TPU conformance harness.
     arrays, exact = lib.make_kernel_inputs(args.source_dir, kernel, kernel_table.SPECS[kernel],
                                            shapes, dtype, seed=0)
-    function = getattr(lib.load_module(path, f"gpu_{kernel}_{launcher}_{dtype}_{label}"), kernel)
+    module = lib.load_module(path, f"gpu_{kernel}_{launcher}_{dtype}_{label}")
+    function = getattr(module, kernel)
+    # A host function that reads scalars on the host (a sync) runs eagerly;
+    # its jitted launch, with the scalars bound, is what is traced.
+    launch = lib.host_sync_launch(module, kernel, arrays)
+    traced = launch or function
     if label == "generic":
         # Tiles with call-time dims are sized when traced: past the launch
         # policy's limits the host function raises its located error.
         try:
-            jax.eval_shape(function, *arrays)
+            jax.eval_shape(traced, *arrays)
         except ValueError as error:
             located = LOCATED.search(str(error))
             if located:
@@ -233,11 +238,12 @@ def run_row(args, kernel, launcher, dtype, label, cubin, reference, work):
     else:
         expected = reference(*exact)
         cells["interpret"] = lib.timed(lambda: lib.compare(
-            lib.run_interpret(function, arrays, "interpret", provide_tpu=False), expected))
+            lib.run_interpret(function, arrays, "interpret", provide_tpu=False,
+                              eager=launch is not None), expected))
     exported = {}
 
     def export():
-        exported["module"] = export_cuda(function, arrays)
+        exported["module"] = export_cuda(traced, arrays)
         return mosaic_wgmma_export(exported["module"]) if wgmma else (True, "cuda")
     cells["export"] = lib.timed(export)
     if cubin:

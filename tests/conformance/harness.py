@@ -21,6 +21,7 @@ matrix and exits 1 on any red cell (FAIL, blocked, XPASS); expected failures
 come only from expected_failures.py.
 """
 import argparse
+import functools
 import importlib.util
 import pathlib
 import shutil
@@ -110,14 +111,27 @@ def check_module(kernel, module_path, arrays, expected, cells, **subset):
         module = lib.load_module(
             module_path, "generated_" + module_path.parent.name.replace(".", "_"))
         function = getattr(module, kernel)
+        launch = lib.host_sync_launch(module, kernel, arrays)
     except Exception as error:  # An unimportable module is a red row, not a crash.
         detail = f"import: {lib.short_error(error)}"
         for check in lib.RUN_CHECKS:
             cells[check] = lib.Cell("FAIL", detail)
         function = None
     if function is not None:
-        lib.check_function(function, arrays, expected, cells, **subset)
+        lib.check_function(function, arrays, expected, cells, launch=launch, **subset)
     cells["pyflakes"] = lib.timed(lambda: lib.pyflakes(module_path))
+
+
+def large_function(module, kernel, case):
+    """The function a compile-only row exports and compiles: the kernel's
+    host function, or for one that reads scalars on the host (a host sync,
+    KERNEL_host_reads) its jitted KERNEL_launch with the case's host_reads
+    bound; None when the case declares none."""
+    if not hasattr(module, f"{kernel}_host_reads"):
+        return getattr(module, kernel)
+    if case.host_reads is None:
+        return None
+    return functools.partial(getattr(module, f"{kernel}_launch"), **case.host_reads)
 
 
 def check_large(args, names, case, launcher):
@@ -147,10 +161,17 @@ def check_large(args, names, case, launcher):
             cells[check] = lib.Cell("blocked", "not compiled")
             continue
         try:
-            function = getattr(lib.load_module(
-                module_path, f"large_{args.kernel}_{row_dir.name}_{generation}"), args.kernel)
+            module = lib.load_module(
+                module_path, f"large_{args.kernel}_{row_dir.name}_{generation}")
+            function = large_function(module, args.kernel, case)
         except Exception as error:  # An unimportable module is a red cell.
             cells[check] = lib.Cell("FAIL", f"import: {lib.short_error(error)}")
+            continue
+        if function is None:
+            cells[check] = lib.Cell(
+                "FAIL", f"{module_path}: {args.kernel}_host_reads reads scalars from "
+                "the inputs (a host sync) and a compile-only row has no data: declare "
+                "their values in the LargeCase's host_reads")
             continue
         cells[check] = lib.timed(lambda: lib.check_tpu_compile(function, specs, generation))
         if generation == "v6e":

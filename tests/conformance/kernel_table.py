@@ -27,7 +27,7 @@ KERNELS = (
     "segment_sum", "expert_scatter", "shifted_grad", "jagged_rows_sum",
     "jagged_rows_mean", "jagged_rows_layer_norm", "jagged_rows_bmm",
     "jagged_prefix_add", "jagged_dense_add", "row_cumsum", "grouped_matmul",
-    "segment_reduction",
+    "segment_reduction", "jagged_softmax_flat",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -44,6 +44,11 @@ class LargeCase:
     # Helion order: one per hl.tile dim, outer before inner (config
     # `[kernels.<name>] block_sizes`); None keeps the kernel's defaults.
     block_sizes: tuple = None
+    # A kernel whose host function reads scalars from device memory
+    # (`n = int(x_offsets[-1].item())`, KERNEL_host_reads): their values
+    # ({"n": 8192}), bound as KERNEL_launch's static arguments, since a
+    # compile-only row has shapes but no data to read them from.
+    host_reads: dict = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,6 +134,14 @@ SPECS = {
     "jagged_softmax": KernelSpec({"even": [(512, 256), (9,)],
                                   "ragged": [(300, 200), (14,)]},
                                  dtypes=("float32",), arg_dtypes=(None, "int32")),
+    # Helion's jagged_softmax.py: the output's row count x_offsets[-1] is
+    # read on the host before the launch (a host sync); f32 only.
+    "jagged_softmax_flat": KernelSpec({"even": [(256, 128), (9,)],
+                                       "ragged": [(300, 200), (14,)]},
+                                      dtypes=("float32",), arg_dtypes=(None, "int32"),
+                                      large=(LargeCase("total 4096 m 512 segments 256",
+                                                       [(4096, 512), (257,)], "float32",
+                                                       host_reads={"n": 4096}),)),
     # hl.jagged_tile over a tile of rows read through the flattened data
     # (one row per grid step, as above; f32 only).
     "jagged_rows_sum": KernelSpec({"even": [(512, 256), (9,)],

@@ -201,8 +201,9 @@ TEST(JaggedRows, AStoreAtAShiftedRank1IndexIsALocatedError) {
               "is not supported: only loads at such an index lower");
 }
 
-TEST(JaggedRows, DataDependentHostSizeIsALocatedError) {
-  // Helion's jagged_softmax sizes its output from the last offset.
+TEST(JaggedRows, DataDependentHostSizeIsAHostRead) {
+  // Helion's jagged_softmax sizes its output from the last offset: a host
+  // scalar read (IR host_read) whose value sizes the allocation.
   CompileResult r = Compile(
       "import torch\n"
       "import helion\n"
@@ -211,18 +212,88 @@ TEST(JaggedRows, DataDependentHostSizeIsALocatedError) {
       "@helion.kernel()\n"
       "def k(x_data, x_offsets):\n"
       "    n = int(x_offsets[-1].item())\n"
+      "    t = x_offsets[0].item()\n"
+      "    f = float(x_offsets[1])\n"
       "    out = torch.zeros(n * x_data.size(1), dtype=x_data.dtype)\n"
       "    for tile_b in hl.tile(x_offsets.size(0) - 1):\n"
       "        out[tile_b] = 0.0\n"
+      "    return out.reshape(n, x_data.size(1))\n");
+  ASSERT_TRUE(r.errors.empty()) << r.diagnostics;
+  EXPECT_NE(r.ir.find("= cast(host_read(x_offsets)[scalar("), std::string::npos)
+      << r.ir;
+  EXPECT_NE(r.ir.find("= host_read(x_offsets)[scalar(0)]"), std::string::npos)
+      << r.ir;
+}
+
+TEST(JaggedRows, ItemOfATensorIsALocatedError) {
+  CompileResult r = Compile(
+      "import torch\n"
+      "import helion\n"
+      "import helion.language as hl\n"
+      "\n"
+      "@helion.kernel()\n"
+      "def k(x_data, x_offsets):\n"
+      "    n = x_offsets[1:].item()\n"
+      "    out = torch.zeros_like(x_data)\n"
+      "    for tile_b in hl.tile(x_offsets.size(0) - 1):\n"
+      "        out[tile_b, :] = 0.0\n"
       "    return out\n");
-  ExpectError(r, 7, 13,
-              "reading one element of a tensor outside an hl.tile loop is "
-              "not supported");
+  ExpectError(r, 7, 9, "item() of ");
+}
+
+// Helion's jagged_softmax.py: a 1-D output of n * m elements, stored at
+// `rows * m + lanes` and returned as out.reshape(n, m).
+std::string FlatOutKernel(const std::string& size) {
+  return std::string(
+             "import torch\n"                                             // 1
+             "import helion\n"                                            // 2
+             "import helion.language as hl\n"                             // 3
+             "\n"                                                         // 4
+             "@helion.kernel()\n"                                         // 5
+             "def k(x_data, x_offsets):\n"                                // 6
+             "    n = int(x_offsets[-1].item())\n"                        // 7
+             "    num_rows, m = x_offsets.size(0) - 1, x_data.size(1)\n"  // 8
+             "    out = torch.zeros(") +
+         size +
+         ", dtype=x_data.dtype)\n"                                   // 9
+         "    x_flat = x_data.view(-1)\n"                            // 10
+         "    for tile_b in hl.tile(num_rows):\n"                    // 11
+         "        starts = x_offsets[tile_b]\n"                      // 12
+         "        lengths = x_offsets[tile_b.index + 1] - starts\n"  // 13
+         "        for tile_m in hl.tile(m):\n"                       // 14
+         "            for tile_k in hl.jagged_tile(lengths):\n"      // 15
+         "                rows = starts[:, None] + tile_k.index[None, :]\n"  // 16
+         "                flat = rows[:, :, None] * m + tile_m.index[None, "
+         "None, :]\n"  // 17
+         "                hl.store(out, [flat], hl.load(x_flat, [flat]))\n"  // 18
+         "    return out.reshape(n, m)\n";
+}
+
+TEST(JaggedRows, AFlatAllocationOfRowsTimesRowLengthIsStoredAsRows) {
+  CompileResult r = Compile(FlatOutKernel("n * m"));
+  ASSERT_TRUE(r.module) << r.diagnostics;
+  ExpectIrHas(r,
+              "out_2d: ref<f32[n, x_data_d1]> = alloc_full() {shape = "
+              "dims[n, x_data_d1]");
+  ExpectIrHas(r, "store out_2d[tile_k, tile_m] = ");
+  ExpectIrHas(r, "= reshape(out_2d) {shape = dims[n, x_data_d1]}");
+  // The row length may come first.
+  CompileResult swapped = Compile(FlatOutKernel("m * n"));
+  ASSERT_TRUE(swapped.module) << swapped.diagnostics;
+  EXPECT_NE(swapped.ir.find("store out_2d[tile_k, tile_m] = "),
+            std::string::npos)
+      << swapped.ir;
+}
+
+TEST(JaggedRows, AFlatAllocationOfAnotherSizeIsALocatedError) {
+  CompileResult r = Compile(FlatOutKernel("n * m + 1"));
+  ExpectError(r, 18, 31,
+              "an element gather through a flattened tensor with a rank-3 "
+              "index is supported only as rows times the row length");
   ASSERT_FALSE(r.errors.empty());
-  ASSERT_FALSE(r.errors[0].notes.empty());
-  EXPECT_NE(
-      r.errors[0].notes[0].message.find("cannot decide sizes or control flow"),
-      std::string::npos)
+  ASSERT_EQ(r.errors[0].notes.size(), 2u) << r.diagnostics;
+  EXPECT_NE(r.errors[0].notes[1].message.find("rows * row_length"),
+            std::string::npos)
       << r.diagnostics;
 }
 

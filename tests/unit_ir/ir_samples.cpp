@@ -171,6 +171,13 @@ ExprList SampleExprs(OpKind op) {
         picked.emplace_back(IndexKind::kScalar, P("k"));
         picked.emplace_back(IndexKind::kRange, P("k"), Sym("block_n"));
         out.push_back(Subscript(P("x"), std::move(picked), op));
+      } else if (op == OpKind::kHostRead) {
+        // One element read by the host: a scalar index per dim.
+        IndexList element;
+        element.emplace_back(IndexKind::kScalar, P("k"));
+        element.emplace_back(IndexKind::kScalar,
+                             Op(OpKind::kSub, List(P("n"), MakeIntConst(1))));
+        out.push_back(Subscript(P("x"), std::move(element), op));
       } else {
         IndexList indices;
         indices.emplace_back(IndexKind::kSlice);

@@ -23,6 +23,7 @@ constexpr std::array<OpInfo, static_cast<size_t>(OpKind::kNumOps)> kOpTable = {{
     {"load", C::kMemory, 1, 1, true},
     {"subscript", C::kMemory, 1, 1, true},
     {"slice_view", C::kMemory, 1, 1, true},
+    {"host_read", C::kMemory, 1, 1, true},
     {"tile_begin", C::kTile, 1, 1, false},
     {"tile_end", C::kTile, 1, 1, false},
     {"tile_index", C::kTile, 1, 1, false},

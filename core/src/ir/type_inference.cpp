@@ -361,6 +361,27 @@ absl::StatusOr<Type> InferIndexed(OpKind op, const Type& base,
     }
     return Type::Ref(base.dtype, shape->shape);
   }
+  if (op == OpKind::kHostRead) {
+    // One element of a ref, read by the host: a scalar index per dim.
+    if (!base.is_ref()) {
+      return Error(
+          fmt::format("'host_read' expects a ref, got {}", TypeToString(base)));
+    }
+    if (indices.size() != base.shape.size()) {
+      return Error(
+          fmt::format("'host_read' needs one index per dim of {}, got {}",
+                      TypeToString(base), indices.size()));
+    }
+    for (size_t i = 0; i < indices.size(); ++i) {
+      const Index& index = indices[i];
+      if (index.kind != IndexKind::kScalar || index.expr == nullptr ||
+          !index.expr->type.is_scalar() || !IsInteger(index.expr->type.dtype)) {
+        return Error(
+            fmt::format("'host_read' index {} must be an integer scalar", i));
+      }
+    }
+    return Type::Scalar(base.dtype);
+  }
   bool is_load = op == OpKind::kLoad;
   if (is_load ? !base.is_ref() : !base.is_tensor()) {
     return Error(fmt::format("'{}' expects a {}, got {}", OpName(op),

@@ -222,7 +222,9 @@ void FunctionVerifier::VerifyStmt(const Stmt& stmt, const Region& region) {
       return;
     case StmtKind::kTileLoop:
     case StmtKind::kRangeLoop:
+      ++loop_depth_;
       VerifyLoop(stmt);
+      --loop_depth_;
       return;
     case StmtKind::kIf:
       VerifyIf(stmt);
@@ -375,6 +377,13 @@ bool FunctionVerifier::VerifyExpr(const Expr* expr) {
     Error("'scan_arg' is only valid inside the combine function of a 'scan'");
     return false;
   }
+  if (expr->op == OpKind::kHostRead &&
+      (function_.kind == FunctionKind::kDevice || loop_depth_ > 0)) {
+    Error(
+        "'host_read' is valid only outside loops of a kernel or host "
+        "function: the host reads the element before the launch");
+    return false;
+  }
   bool ok = true;
   if (expr->op == OpKind::kScan) {
     ok = VerifyScanOperands(*expr);
@@ -389,15 +398,10 @@ bool FunctionVerifier::VerifyExpr(const Expr* expr) {
 
   const std::string_view name = OpName(expr->op);
   if ((expr->op == OpKind::kLoad || expr->op == OpKind::kSubscript ||
-       expr->op == OpKind::kSliceView) &&
+       expr->op == OpKind::kSliceView || expr->op == OpKind::kHostRead) &&
       expr->operands.size() == 1 &&
       !CheckIndexRank(expr->operands[0]->type, expr->indices,
-                      expr->op == OpKind::kSubscript
-                          ? "operand of 'subscript'"
-                          : (expr->op == OpKind::kLoad ? "operand of 'load'"
-                                                       : "operand of "
-                                                         "'slice_view'"),
-                      {})) {
+                      fmt::format("operand of '{}'", OpName(expr->op)), {})) {
     return false;
   }
   // The result type is derived from the operands' (already checked) types

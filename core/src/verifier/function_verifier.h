@@ -106,6 +106,7 @@ class FunctionVerifier {
   absl::flat_hash_map<std::string_view, SourceLoc> all_definitions_;
   ScopedNames& scope_;
   const Stmt* current_ = nullptr;  // the statement errors are reported at
+  int loop_depth_ = 0;             // tile and range loops around current_
   int suggestions_made_ = 0;
 };
 

@@ -1,7 +1,6 @@
-# Host indexing that is not a view, each located: a tile outside its loop,
-# a single element (a data read before the launch, as jagged_softmax's
-# `x_offsets[-1].item()`) and a slice with a step. host_store.py: a store
-# on the host after the kernel.
+# Host indexing that is not a view, each located: a tile outside its loop
+# and a slice with a step (a single element, `offsets[-1]`, is a host scalar
+# read, host_read). host_store.py: a store on the host after the kernel.
 # RUN: --passes "" --emit=ir --arg x=f32[64,256] --arg offsets=i32[9]
 import torch
 import helion

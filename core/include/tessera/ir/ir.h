@@ -82,6 +82,11 @@ enum class OpKind : uint16_t {
   // [slice_view](ref)[indices] -> ref: a host view of a part of a ref
   // (`logits[:, :-1, :]`); `:`, None, integers and ranges only.
   kSliceView,
+  // [host_read](ref)[scalar indices] -> scalar: one element read by the
+  // host before the launch (`int(x_offsets[-1].item())`, a device-to-host
+  // sync); one `scalar` index per dim; kernel / host functions only,
+  // outside loops.
+  kHostRead,
 
   // Tiles.
   kTileBegin,  // [tile_begin](tile) -> i64
