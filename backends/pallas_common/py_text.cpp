@@ -37,4 +37,36 @@ std::string Paren(const std::string& text) {
   return simple ? text : "(" + text + ")";
 }
 
+std::string ModuleImports(
+    const std::string& code,
+    const std::vector<std::pair<std::string, std::string>>& extra) {
+  std::string imports;
+  auto uses = [&](const std::string& module_name) {
+    // `name.` preceded by no identifier character or dot; a plain search
+    // (no std::regex: building one per module costs more than the rest of
+    // the module's assembly).
+    const std::string needle = module_name + ".";
+    for (size_t at = code.find(needle); at != std::string::npos;
+         at = code.find(needle, at + 1)) {
+      const char before = at == 0 ? ' ' : code[at - 1];
+      if (!std::isalnum(static_cast<unsigned char>(before)) && before != '_' &&
+          before != '.') {
+        return true;
+      }
+    }
+    return false;
+  };
+  if (uses("contextlib")) imports += "import contextlib\n";
+  if (uses("functools")) imports += "import functools\n";
+  if (uses("math")) imports += "import math\n";
+  if (!imports.empty()) imports += "\n";
+  if (uses("jax")) imports += "import jax\n";
+  if (uses("jnp")) imports += "import jax.numpy as jnp\n";
+  if (uses("pl")) imports += "from jax.experimental import pallas as pl\n";
+  for (const auto& [alias, line] : extra) {
+    if (uses(alias)) imports += line + "\n";
+  }
+  return imports;
+}
+
 }  // namespace tessera::pallas
