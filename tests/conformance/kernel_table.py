@@ -130,10 +130,14 @@ SPECS = {
                              large=(LargeCase("total 4096 m 512 segments 256",
                                               [(4096, 512), (257,)], "float32"),)),
     "jagged_mean": KernelSpec({"even": [(512, 256), (9,)], "ragged": [(300, 200), (14,)]},
-                              dtypes=("float32",), arg_dtypes=(None, "int32")),
+                              dtypes=("float32",), arg_dtypes=(None, "int32"),
+                              large=(LargeCase("total 4096 m 512 segments 256",
+                                               [(4096, 512), (257,)], "float32"),)),
     "jagged_softmax": KernelSpec({"even": [(512, 256), (9,)],
                                   "ragged": [(300, 200), (14,)]},
-                                 dtypes=("float32",), arg_dtypes=(None, "int32")),
+                                 dtypes=("float32",), arg_dtypes=(None, "int32"),
+                                 large=(LargeCase("total 4096 m 512 segments 256",
+                                                  [(4096, 512), (257,)], "float32"),)),
     # Helion's jagged_softmax.py: the output's row count x_offsets[-1] is
     # read on the host before the launch (a host sync); f32 only.
     "jagged_softmax_flat": KernelSpec({"even": [(256, 128), (9,)],
@@ -177,9 +181,15 @@ SPECS = {
     # x [rows, k], w [k, n], offsets [groups + 1]: windows at group offsets
     # (hl.arange) under an inner hl.grid of a trip count read from memory;
     # f32 and bf16 (8- and 16-row aligned windows for the ragged stores).
+    # Large: x and the output stay whole in VMEM (the group windows start at
+    # data offsets), so 4096 rows x 1024 bf16 needs 67 MiB, past v7x's 64
+    # (a located error); 2048 rows fit every generation.
     "grouped_matmul": KernelSpec({"even": [(128, 128), (128, 128), (7,)],
                                   "ragged": [(100, 136), (136, 200), (7,)]},
-                                 arg_dtypes=(None, None, "int32")),
+                                 arg_dtypes=(None, None, "int32"),
+                                 large=(LargeCase("rows 2048 k 1024 n 1024 groups 8",
+                                                  [(2048, 1024), (1024, 1024), (9,)],
+                                                  "bfloat16"),)),
     "embedding": KernelSpec({"even": [(64,), (512, 256)], "ragged": [(37,), (1000, 200)]},
                             dtypes=("float32",), arg_dtypes=("int32", None),
                             large=(LargeCase("vocab 8192 d 256 n 4096",
