@@ -160,6 +160,31 @@ def load_kernel(module_path, kernel):
     return getattr(conformance_lib.load_module(module_path, name), kernel)
 
 
+def reads_host_scalars(module_path, kernel):
+    """Whether the module's host function reads scalars from device memory
+    (KERNEL_host_reads, backends/pallas_common/host_reads.h): it then jits
+    its own launch, sized by values it reads from the inputs."""
+    import conformance_lib
+    name = "bench_" + re.sub(r"\W", "_", str(module_path))
+    return hasattr(conformance_lib.load_module(module_path, name), f"{kernel}_host_reads")
+
+
+def compile_target(context, job, module_path, shapes):
+    """What the real compiler takes: the kernel's host function, or for one
+    that reads host scalars its jitted launch with the values read from
+    inputs made as the conformance harness makes them."""
+    import conformance_lib
+    import kernel_table
+    name = "bench_" + re.sub(r"\W", "_", str(module_path))
+    module = conformance_lib.load_module(module_path, name)
+    if not hasattr(module, f"{job.kernel}_host_reads"):
+        return getattr(module, job.kernel)
+    arrays, _ = conformance_lib.make_kernel_inputs(
+        context["source_dir"], job.kernel, kernel_table.SPECS[job.kernel], shapes,
+        spec.DTYPES[job.dtype], seed=0)
+    return conformance_lib.host_sync_launch(module, job.kernel, arrays)
+
+
 def argument_specs(job, shapes):
     import jax.numpy as jnp
     return [(tuple(s), jnp.dtype(spec.DTYPES[job.dtype])) for s in shapes]
@@ -249,7 +274,7 @@ def run_cells(job, context, work_dir):
             continue
         specs = argument_specs(job, job.shapes)
         try:
-            function = load_kernel(module, job.kernel)
+            function = compile_target(context, job, module, job.shapes)
         except Exception as error:  # An unimportable module is a red cell.
             cell.update(tpu_compile="FAIL", tpu_compile_detail=f"import: {error}",
                         measured="not compiled")
@@ -282,7 +307,8 @@ def run_correctness(job, context, work_dir):
         job.shapes, spec.DTYPES[job.dtype], seed=0)
     cell = conformance_lib.timed(lambda: conformance_lib.compare(
         conformance_lib.run_interpret(load_kernel(module, job.kernel), arrays,
-                                      "interpret", provide_tpu=False),
+                                      "interpret", provide_tpu=False,
+                                      eager=reads_host_scalars(module, job.kernel)),
         reference(*exact)))
     return [dict(record, correct=cell.status, correct_detail=cell.detail,
                  correct_s=time.perf_counter() - start)]

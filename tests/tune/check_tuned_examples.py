@@ -44,7 +44,7 @@ GENERATIONS = ("v5e", "v6e", "v7x")
 # No cost estimate: a loop extent read from memory (docs/cost_model.md).
 UNTIMED = {"jagged_sum", "jagged_mean", "jagged_softmax", "jagged_rows_sum",
            "jagged_rows_mean", "jagged_rows_layer_norm", "jagged_rows_bmm",
-           "jagged_prefix_add", "jagged_dense_add"}
+           "jagged_prefix_add", "jagged_dense_add", "jagged_softmax_flat"}
 UNTIMED_REASON = "is not a sum, product or quotient of sizes and constants"
 SLOTS = re.compile(r"block slots (.*)")
 WHOLE_DIM = 1 << 30  # the frontend clamps a block to the dim it tiles

@@ -41,6 +41,7 @@ REALISTIC = {
     "jagged_sum": ([(4096, 512), (257,)], F32),
     "jagged_mean": ([(4096, 512), (257,)], F32),
     "jagged_softmax": ([(4096, 512), (257,)], F32),
+    "jagged_softmax_flat": ([(4096, 512), (257,)], F32),
     "jagged_rows_sum": ([(4096, 512), (257,)], F32),
     "jagged_rows_mean": ([(4096, 512), (257,), (256,)], F32),
     "jagged_rows_layer_norm": ([(4096, 512), (257,)], F32),
@@ -67,6 +68,7 @@ REALISTIC = {
     # Scatters: 32-bit rows only (docs/tpu_legality.md, "Scatters").
     "scatter_rows": ([(4096, 1024), (1024, 1024), (4096,)], F32),
     "segment_sum": ([(65536, 512), (65536,)], F32),
+    "segment_reduction": ([(65536, 512), (65536,)], F32),
     "expert_scatter": ([(1024, 512), (8, 512, 512), (8,), (9,), (1024,)], F32),
     # Windows at group offsets under a data-dependent inner grid.
     # x and out stay whole in VMEM (windows at data offsets): 2048 rows.
