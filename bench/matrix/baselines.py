@@ -191,7 +191,7 @@ def run_in_process(job, context, work_dir):
             model = jobs.model_report(context, ours, work_dir / launcher, job.shapes, tpu)
             dump.take("stale")
             verdict, detail, code, seconds = jobs.real_compile(
-                jobs.load_kernel(module, job.kernel), specs, tpu)
+                getattr(jobs.load_generated(module), job.kernel), specs, tpu)
             # The cells job of this module leaves its verdict to this one.
             record.update(tpu_compile=verdict, tpu_compile_detail=detail,
                           code_bytes=code, tpu_compile_s=seconds)

@@ -154,19 +154,17 @@ def model_report(context, job, work_dir, shapes, tpu):
 
 # --- JAX: the real compiler, interpret mode, the TPU ------------------------
 
-def load_kernel(module_path, kernel):
+def load_generated(module_path):
     import conformance_lib
     name = "bench_" + re.sub(r"\W", "_", str(module_path))
-    return getattr(conformance_lib.load_module(module_path, name), kernel)
+    return conformance_lib.load_module(module_path, name)
 
 
-def reads_host_scalars(module_path, kernel):
+def reads_host_scalars(module, kernel):
     """Whether the module's host function reads scalars from device memory
     (KERNEL_host_reads, backends/pallas_common/host_reads.h): it then jits
     its own launch, sized by values it reads from the inputs."""
-    import conformance_lib
-    name = "bench_" + re.sub(r"\W", "_", str(module_path))
-    return hasattr(conformance_lib.load_module(module_path, name), f"{kernel}_host_reads")
+    return hasattr(module, f"{kernel}_host_reads")
 
 
 def compile_target(context, job, module_path, shapes):
@@ -175,9 +173,8 @@ def compile_target(context, job, module_path, shapes):
     inputs made as the conformance harness makes them."""
     import conformance_lib
     import kernel_table
-    name = "bench_" + re.sub(r"\W", "_", str(module_path))
-    module = conformance_lib.load_module(module_path, name)
-    if not hasattr(module, f"{job.kernel}_host_reads"):
+    module = load_generated(module_path)
+    if not reads_host_scalars(module, job.kernel):
         return getattr(module, job.kernel)
     arrays, _ = conformance_lib.make_kernel_inputs(
         context["source_dir"], job.kernel, kernel_table.SPECS[job.kernel], shapes,
@@ -300,15 +297,16 @@ def run_correctness(job, context, work_dir):
         pathlib.Path(context["source_dir"]) / "examples" / "references.py",
         "bench_references"), job.kernel)
     import kernel_table
+    generated = load_generated(module)
     # Offsets and indices get valid integer values (INTEGER_ARGS), as in
     # the conformance harness; the float tensors standard normals.
     arrays, exact = conformance_lib.make_kernel_inputs(
         context["source_dir"], job.kernel, kernel_table.SPECS[job.kernel],
         job.shapes, spec.DTYPES[job.dtype], seed=0)
     cell = conformance_lib.timed(lambda: conformance_lib.compare(
-        conformance_lib.run_interpret(load_kernel(module, job.kernel), arrays,
+        conformance_lib.run_interpret(getattr(generated, job.kernel), arrays,
                                       "interpret", provide_tpu=False,
-                                      eager=reads_host_scalars(module, job.kernel)),
+                                      eager=reads_host_scalars(generated, job.kernel)),
         reference(*exact)))
     return [dict(record, correct=cell.status, correct_detail=cell.detail,
                  correct_s=time.perf_counter() - start)]
