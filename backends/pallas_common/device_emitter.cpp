@@ -448,6 +448,23 @@ bool DeviceEmitter::EmitStore(const Stmt& stmt, PyLines& out) {
             : fmt::format("jnp.asarray({}, {})", value, JnpDType(ref_dtype));
   }
   std::string target = RefAccess(ref, stmt.indices, true);
+  // Pallas's masked stores take slices only (a scalar index is a
+  // TypedInt without a shape in their discharge rule); a block with a
+  // scalar index is one program's own row, written back safely.
+  const size_t subscript = target.find('[');
+  const bool sliced_only = std::none_of(
+      stmt.indices.begin(), stmt.indices.end(),
+      [](const Index& index) { return index.kind == IndexKind::kScalar; });
+  if (StoresJaggedDims(stmt) && sliced_only && subscript != std::string::npos &&
+      HasMaskedStores()) {
+    const std::string stored = Fresh(ref + "_stored");
+    const std::string ref_at =
+        target.substr(0, subscript) + ".at" + target.substr(subscript);
+    if (!FlushExprErrors(stmt.loc)) return false;
+    out.Line(fmt::format("{} = {}", stored, value));
+    out.Line(*MaskedStore(ref_at, stored, JaggedStoreMask(stmt, stored)));
+    return true;
+  }
   value = MaskJaggedStore(stmt, target, value);
   value = MaskShiftedStore(ref, target, value, out);
   if (!FlushExprErrors(stmt.loc)) return false;

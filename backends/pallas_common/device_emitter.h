@@ -45,6 +45,11 @@ struct ModuleState {
     if (window_fn.empty()) window_fn = names.Fresh("_mask_window");
     return window_fn;
   }
+  std::string window_mask_fn;  // ... the same window as a boolean mask
+  std::string WindowMask() {
+    if (window_mask_fn.empty()) window_mask_fn = names.Fresh("_window_mask");
+    return window_mask_fn;
+  }
   std::string Int32() {
     if (int32_fn.empty()) int32_fn = names.Fresh("_as_int32");
     return int32_fn;
@@ -93,6 +98,12 @@ struct ModuleState {
 
 struct EmitOptions {
   bool prefetch = true;
+  // How many blocks a streamed pipeline keeps in flight (Mosaic GPU's
+  // max_concurrent_steps); 0: the target's default.
+  int64_t pipeline_stages = 0;
+  // f32 dots at full f32 precision (Precision.HIGHEST) where the target's
+  // default is lower (Pallas Triton: TF32).
+  bool f32_dots_full_precision = false;
 };
 
 // What the host side tells the device emitter before it runs.
@@ -154,6 +165,18 @@ class DeviceEmitter : public ExprEmitter {
  protected:
   // --- Launcher hook ---
   virtual bool EmitInnerLoop(const Stmt& loop, PyLines& out) = 0;
+  // A store of `value` into the elements of `ref_at` (`ref.at[...]`) where
+  // `mask` holds, or nullopt where the target has no masked store: then a
+  // jagged store writes its whole block back, the rows outside its window
+  // as read. That is a race where programs run at once and their blocks
+  // overlap (seen on an H200: a jagged softmax's rows zeroed by the
+  // neighbouring segment's write-back).
+  virtual std::optional<std::string> MaskedStore(
+      const std::string& /*ref_at*/, const std::string& /*value*/,
+      const std::string& /*mask*/) const {
+    return std::nullopt;
+  }
+  bool HasMaskedStores() const { return MaskedStore("", "", "").has_value(); }
 
   // --- Shared pieces launchers use ---
   struct TileRuntime {
@@ -183,6 +206,10 @@ class DeviceEmitter : public ExprEmitter {
   // valid window (they belong to neighbouring segments).
   std::string MaskJaggedStore(const Stmt& stmt, const std::string& target,
                               const std::string& value);
+  // The window mask of a store's jagged dims for a block `value` (a Python
+  // name), or "" when no dim of the store is jagged.
+  std::string JaggedStoreMask(const Stmt& stmt, const std::string& value);
+  bool StoresJaggedDims(const Stmt& stmt) const;
   // Makes `tile` active with the given block-index expression.
   void EnterTile(const Stmt& loop, const std::string& index);
   void ExitTile(const Stmt& loop);

@@ -581,10 +581,10 @@ std::string ExprEmitter::Dot(const Expr& expr) {
     a_text = unbatched(a_text, a);
     b_text = unbatched(b_text, b);
   }
+  const DType common = PromoteDTypes(a.type.dtype, b.type.dtype);
   if (a.type.dtype != b.type.dtype) {
     // Mixed operands (f32 probabilities x bf16 values) meet in the
     // promoted dtype, as in PyTorch.
-    const DType common = PromoteDTypes(a.type.dtype, b.type.dtype);
     if (a.type.dtype != common) {
       a_text = fmt::format("({}).astype({})", a_text, JnpDType(common));
     }
@@ -592,9 +592,9 @@ std::string ExprEmitter::Dot(const Expr& expr) {
       b_text = fmt::format("({}).astype({})", b_text, JnpDType(common));
     }
   }
-  std::string text =
-      fmt::format("jax.lax.dot_general({}, {}, {}, preferred_element_type={})",
-                  a_text, b_text, dims, preferred);
+  std::string text = fmt::format(
+      "jax.lax.dot_general({}, {}, {}, preferred_element_type={}{})", a_text,
+      b_text, dims, preferred, DotKeywords(common));
   if (JnpDType(result) != preferred) {
     text = fmt::format("{}.astype({})", text, JnpDType(result));
   }

@@ -52,6 +52,9 @@ class ExprEmitter {
                                      std::string_view fill);
   // Dot operand, masked along the contraction dim when it is ragged.
   virtual std::string DotOperand(const Expr& operand, int64_t axis);
+  // Keyword arguments a dot of `operands`-typed operands takes after
+  // preferred_element_type (", precision=..."); none by default.
+  virtual std::string DotKeywords(DType /*operands*/) const { return ""; }
   // The function an elementwise op calls (`jnp.sqrt`); the host emitter
   // uses Python's `math` for scalars known when the function is traced.
   virtual std::string MathFunction(std::string_view jnp_name, const Expr&) {

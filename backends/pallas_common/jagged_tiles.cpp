@@ -75,6 +75,35 @@ std::string DeviceEmitter::MaskJaggedStore(const Stmt& stmt,
   return masked;
 }
 
+bool DeviceEmitter::StoresJaggedDims(const Stmt& stmt) const {
+  return std::any_of(
+      stmt.indices.begin(), stmt.indices.end(), [&](const Index& index) {
+        if (index.kind != IndexKind::kTile) return false;
+        const TileInfo* tile = plan_.FindTile(index.expr->name);
+        return tile != nullptr && tile->jagged && runtime_.count(tile->name);
+      });
+}
+
+std::string DeviceEmitter::JaggedStoreMask(const Stmt& stmt,
+                                           const std::string& value) {
+  int64_t axis = 0;
+  std::string mask;
+  for (const Index& index : stmt.indices) {
+    if (index.kind == IndexKind::kScalar) continue;
+    if (index.kind == IndexKind::kTile) {
+      const TileInfo* tile = plan_.FindTile(index.expr->name);
+      if (tile != nullptr && tile->jagged && runtime_.count(tile->name)) {
+        const TileRuntime& rt = runtime_[tile->name];
+        mask += fmt::format("{}{}({}, {}, {}, {}, {})",
+                            mask.empty() ? "" : " & ", state_.WindowMask(),
+                            value, axis, rt.begin, rt.lower, rt.end);
+      }
+    }
+    ++axis;
+  }
+  return mask;
+}
+
 bool DeviceEmitter::EmitJaggedLoop(const Stmt& loop, PyLines& out) {
   const std::string tile = loop.vars[0].name;
   const std::string index = SanitizeIdentifier(tile);

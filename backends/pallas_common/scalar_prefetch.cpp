@@ -96,6 +96,23 @@ void AppendIndirectHelpers(const ModuleState& state, PyLines& helpers) {
         "    return jnp.where((index >= lower) & (index < limit), value, "
         "jnp.asarray(fill, value.dtype))");
   }
+  if (!state.window_mask_fn.empty()) {
+    helpers.Blank();
+    helpers.Blank();
+    helpers.Line(fmt::format("def {}(value, axis, start, lower, limit):",
+                             state.window_mask_fn));
+    helpers.Line(
+        "    # True for the elements of a jagged block whose index along "
+        "axis is in");
+    helpers.Line(
+        "    # [lower, limit): the rows a masked store writes, the others "
+        "belong to");
+    helpers.Line("    # neighbouring segments.");
+    helpers.Line(
+        "    index = start + jax.lax.broadcasted_iota(jnp.int32, "
+        "value.shape, axis)");
+    helpers.Line("    return (index >= lower) & (index < limit)");
+  }
 }
 
 }  // namespace tessera::pallas

@@ -45,11 +45,14 @@ struct Footprint {
   // Shared memory. Dot operands loaded inside an inner loop are
   // software-pipelined: one copy per stage.
   int64_t streamed_bytes = 0;
-  // Next to those copies, the largest other resident buffer: a dot operand
-  // loaded before the loop or computed in it, or the layout conversion of a
-  // dot result stored in the loop (an atomic or store takes the result out
-  // of the MMA layout through shared memory).
+  // Next to those copies, the other resident buffers: every dot operand
+  // loaded before the loop or computed in it (attention's q and p, together:
+  // XLA's Triton asked an H200 for 288 KiB at bf16 128x128 blocks and 3
+  // stages, 3 x (k + v) + q + p and more), or, if larger, the layout
+  // conversion of a dot result stored in the loop (an atomic or store takes
+  // the result out of the MMA layout through shared memory).
   int64_t resident_bytes = 0;
+  TracedSize resident_operands;
   // With one stage (or no dot in a loop) buffers are reused: both operands
   // of the largest dot, or that conversion.
   int64_t unpipelined_bytes = 0;
@@ -185,10 +188,8 @@ class FootprintWalk {
         if (streamed && counted_.insert(key).second) {
           footprint_.streamed_bytes += bytes;
           AddShared(footprint_.shared.streamed, operand.type);
-        } else if (!streamed) {
-          footprint_.resident_bytes =
-              std::max(footprint_.resident_bytes, bytes);
-          footprint_.shared.resident.push_back(Bytes(operand.type));
+        } else if (!streamed && resident_.insert(key).second) {
+          AddShared(footprint_.resident_operands, operand.type);
         }
       }
       footprint_.unpipelined_bytes =
@@ -306,6 +307,7 @@ class FootprintWalk {
   Footprint& footprint_;
   std::map<std::string, Definition> defs_;
   std::set<std::string> counted_;
+  std::set<std::string> resident_;
   std::set<std::string> traced_shapes_;
 };
 
@@ -355,6 +357,9 @@ GpuLaunch ChooseGpuLaunch(const KernelPlan& plan,
                           const GpuLaunchRequest& request) {
   Footprint footprint;
   FootprintWalk(footprint).Block(plan.device->body, 0);
+  footprint.resident_bytes =
+      std::max(footprint.resident_bytes, footprint.resident_operands.fixed);
+  footprint.shared.resident.push_back(footprint.resident_operands);
   GpuLaunch launch;
   launch.largest_tile_elements = footprint.largest_tile_elements;
   launch.traced_tiles = std::move(footprint.traced_tiles);

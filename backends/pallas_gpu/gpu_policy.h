@@ -17,6 +17,9 @@ namespace tessera::pallas {
 
 // H100 (sm_90): shared memory one program may use.
 inline constexpr int64_t kGpuSharedMemoryBytes = 227 * 1024;
+// Blocks a Mosaic GPU wgmma pipeline keeps in flight unless num_stages
+// says otherwise (max_concurrent_steps; one wgmma in flight needs 2).
+inline constexpr int64_t kMosaicDefaultStages = 2;
 // Register budget of the policy: values of the largest tile per thread (a
 // thread has at most 255 registers; operands and temporaries need the rest).
 inline constexpr int64_t kGpuValuesPerThread = 64;

@@ -195,9 +195,14 @@ class GpuTarget : public PallasTarget {
                                         KernelCost& cost) const override {
     cost.problem = "pallas-gpu has no cost model";
     if (plan.launcher == Launcher::kMosaicGpu) {
-      // No compiler_params: pallas_call lowers with Mosaic GPU on cuda.
-      return options_.check_legality ? MosaicSharedMemoryProblem(plan)
-                                     : std::nullopt;
+      // Named, not left to the default: jax 0.10 lowers a pallas_call
+      // without compiler_params with Mosaic GPU, jax 0.11 with Triton
+      // (seen on an H200: "Unimplemented primitive in Pallas Triton
+      // lowering: run_scoped").
+      out.Line("compiler_params=plgpu.CompilerParams(),");
+      return options_.check_legality
+                 ? MosaicSharedMemoryProblem(plan, MosaicPipelineStages())
+                 : std::nullopt;
     }
     const GpuLaunch launch = Launch(plan);
     if (launch.problem && options_.check_legality) return launch.problem;
@@ -302,16 +307,16 @@ class GpuTarget : public PallasTarget {
   // is also read comes in as an aliased input too (its initial contents),
   // a second block (masked_splice's read-modify-write stores: 262,152 B
   // staged for 4 f32 128x128 blocks, over the limit at export).
-  // A ref streamed by a wgmma pipeline takes two stages of its block
-  // (max_concurrent_steps=2); an atomic target, one staged block.
+  // A ref streamed by a wgmma pipeline takes `stages` copies of its block
+  // (max_concurrent_steps); an atomic target, one staged block.
   static std::optional<std::string> MosaicSharedMemoryProblem(
-      const KernelPlan& plan) {
+      const KernelPlan& plan, int64_t stages) {
     int64_t total = 0;
     for (const RefPlan& ref : plan.refs) {
       int64_t bytes = DTypeBytes(ref.type.dtype);
       if (ref.stream_loop != nullptr || ref.atomic) {
         for (int64_t dim : StreamBlockShape(plan, ref)) bytes *= dim;
-        total += bytes < 0 ? 0 : (ref.atomic ? bytes : 2 * bytes);
+        total += bytes < 0 ? 0 : (ref.atomic ? bytes : stages * bytes);
         continue;
       }
       for (const BlockDim& dim : RefBlockDims(ref)) bytes *= dim.size;
@@ -319,9 +324,15 @@ class GpuTarget : public PallasTarget {
     }
     if (total <= kGpuSharedMemoryBytes) return std::nullopt;
     return fmt::format(
-        "the blocks of the mosaic launcher take {} KiB of shared memory, "
-        "more than the GPU's {} KiB per program; choose smaller blocks",
-        total / 1024, kGpuSharedMemoryBytes / 1024);
+        "the blocks of the mosaic launcher take {} KiB of shared memory "
+        "(pipeline stages {}), more than the GPU's {} KiB per program; "
+        "choose smaller blocks{}",
+        total / 1024, stages, kGpuSharedMemoryBytes / 1024,
+        stages > kMosaicDefaultStages ? " or fewer stages" : "");
+  }
+
+  int64_t MosaicPipelineStages() const {
+    return options_.num_stages > 0 ? options_.num_stages : kMosaicDefaultStages;
   }
 
   // What Pallas's Mosaic GPU lowering (jax 0.10) does not take from this
@@ -437,6 +448,10 @@ absl::StatusOr<EmittedFile> EmitGpuKernelModule(const Module& module,
   PallasModuleOptions common;
   common.launcher = options.launcher;
   common.check_legality = options.check_legality;
+  if (options.launcher == Launcher::kMosaicGpu) {
+    common.emit.pipeline_stages = kernel_options.num_stages;
+  }
+  common.emit.f32_dots_full_precision = options.f32_dots_ieee;
   return EmitPallasModule(module, host, target, common, diagnostics);
 }
 

@@ -21,6 +21,9 @@ struct GpuModuleOptions {
   int64_t num_warps = 0;
   int64_t num_stages = 0;
   bool check_legality = true;
+  // f32 x f32 dots in full f32 (Triton's IEEE input precision, FMA) rather
+  // than TF32 tensor cores, Pallas's and Helion's default on NVIDIA.
+  bool f32_dots_ieee = false;
 };
 
 // The module of one kernel (host function `host` of `module`).

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "gpu_policy.h"
 #include "gpu_target.h"
 #include "tessera/ir/types.h"
 
@@ -361,7 +362,9 @@ class MosaicGpuEmitter : public DeviceEmitter {
     }
     out.Dedent();
     out.Line("],");
-    out.Line("max_concurrent_steps=2,");
+    out.Line(fmt::format("max_concurrent_steps={},",
+                         options_.pipeline_stages > 0 ? options_.pipeline_stages
+                                                      : kMosaicDefaultStages));
     out.Dedent();
     out.Line(fmt::format(")({}, {})", lhs, rhs));
     out.Line(fmt::format("return {}[...]", acc_ref));

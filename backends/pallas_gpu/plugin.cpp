@@ -22,6 +22,7 @@ class PallasGpuBackend : public Backend {
     gpu.num_warps = options.GetInt("num_warps", 0);
     gpu.num_stages = options.GetInt("num_stages", 0);
     gpu.check_legality = options.GetBool("check_legality", true);
+    gpu.f32_dots_ieee = options.GetString("dot_precision", "tf32") == "ieee";
     std::vector<EmittedFile> files;
     size_t failures = 0;
     for (const Function& function : module.functions) {
@@ -72,13 +73,19 @@ bool Register(PluginRegistrar* registrar) {
   option("num_stages", OptionType::kInt, int64_t{0},
          "triton: software-pipeline stages of inner-loop loads; 0: the "
          "kernel's helion.Config(num_stages=...), else up to 3, as many as "
-         "the dot operands fit in 227 KiB of shared memory",
+         "the dot operands fit in 227 KiB of shared memory; mosaic: blocks "
+         "the wgmma pipeline keeps in flight (max_concurrent_steps), 0: 2",
          {});
   option("check_legality", OptionType::kBool, true,
          "reject blocks that are not powers of two, or that fit no launch "
          "(registers, shared memory), at compile time (false: emit them as "
          "asked)",
          {});
+  option("dot_precision", OptionType::kString, std::string("tf32"),
+         "triton: f32 x f32 dots on TF32 tensor cores (tf32, as Helion's "
+         "Triton output; errors near 1e-3 of the result) or in full f32 "
+         "(ieee: precision=HIGHEST, FMA loops that need smaller blocks)",
+         {"tf32", "ieee"});
   registrar->AddBackend(std::move(info));
   return true;
 }

@@ -30,6 +30,19 @@ class TritonLoopEmitter : public DeviceEmitter {
  protected:
   bool HalfFloatMathInF32() const override { return true; }
   bool TwoDimDotsOnly() const override { return true; }
+  // Pallas Triton lowers an f32 dot of the default precision to TF32
+  // (10-bit mantissas: errors near 1e-3 of the result, seen on an H200), as
+  // Helion's Triton output does; `dot_precision = "ieee"` asks for f32.
+  std::string DotKeywords(DType operands) const override {
+    return operands == DType::kF32 && options_.f32_dots_full_precision
+               ? ", precision=jax.lax.Precision.HIGHEST"
+               : "";
+  }
+  std::optional<std::string> MaskedStore(
+      const std::string& ref_at, const std::string& value,
+      const std::string& mask) const override {
+    return fmt::format("pltriton.store({}, {}, mask={})", ref_at, value, mask);
+  }
   bool EmitInnerLoop(const Stmt& loop, PyLines& out) override {
     // Bounds read from memory: a fori_loop with a traced trip count, its
     // blocks masked outside [begin, end) (jagged_tiles.cpp).

@@ -24,6 +24,7 @@ sys.path[:0] = [str(HERE), str(SOURCE_DIR / "scripts"),
                 str(SOURCE_DIR / "tests" / "conformance"), str(SOURCE_DIR / "tests" / "cost_model")]
 import compare  # noqa: E402
 import executor  # noqa: E402
+import gpu_column  # noqa: E402
 import report  # noqa: E402
 import spec  # noqa: E402
 
@@ -50,6 +51,9 @@ def parse_args(argv):
                         help="the tessera driver (default: $TESSERA_BIN, else build/bin/tessera)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar (CI)")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG pictures")
+    parser.add_argument("--gpu-results", default="auto", metavar="BENCH_GPU.json",
+                        help="bench/gpu/bench_gpu.py's JSON for the GPU column (default: "
+                             "the newest in bench/gpu/results/; 'none': no GPU column)")
     args = parser.parse_args(argv)
     if args.new and not args.compare:
         parser.error("--new needs --compare")
@@ -134,11 +138,23 @@ def run_matrix(args, tessera):
     return cells, env, extra
 
 
+def gpu_results(args):
+    """The GPU column's bench_gpu.py report, or None."""
+    if args.gpu_results == "none":
+        return None
+    path = gpu_column.default_results() if args.gpu_results == "auto" else args.gpu_results
+    return gpu_column.load(path) if path else None
+
+
 def write_outputs(args, cells, env, extra):
     args.out.mkdir(parents=True, exist_ok=True)
+    gpu = gpu_results(args)
+    if gpu is not None:
+        extra = dict(extra, gpu=gpu)
     report.write_json(args.out / "results.json", cells, env, extra)
     report.write_csv(args.out / "results.csv", cells)
-    report.write_markdown(args.out / "matrix.md", cells, env, report.baseline_summary(cells))
+    report.write_markdown(args.out / "matrix.md", cells, env, report.baseline_summary(cells),
+                          gpu_column.markdown_lines(gpu) if gpu is not None else [])
     if not args.no_plots:
         import plots
         plots.write_all(cells, args.out, SOURCE_DIR)

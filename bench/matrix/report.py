@@ -211,7 +211,7 @@ def cell_text(cell, best):
     return f"**{text}** ★" if best else text
 
 
-def write_markdown(path, cells, env, summary):
+def write_markdown(path, cells, env, summary, gpu_lines=()):
     best = best_launchers(cells)
     lines = ["# Tessera benchmark matrix", "",
              f"git {env['git']['revision']}{' (dirty)' if env['git']['dirty'] else ''}, "
@@ -261,4 +261,5 @@ def write_markdown(path, cells, env, summary):
                 f"{format_bytes(row['ours_vmem_bytes'])} / "
                 f"{format_bytes(row['baseline_vmem_bytes'])} | {row['best_modeled_launcher']} |")
         lines.append("")
+    lines += list(gpu_lines)
     path.write_text("\n".join(lines))

@@ -14,6 +14,7 @@ sys.path[:0] = [str(SOURCE_DIR / "bench" / "matrix"), str(SOURCE_DIR / "scripts"
 import baselines  # noqa: E402
 import compare  # noqa: E402
 import executor  # noqa: E402
+import gpu_column  # noqa: E402
 import report  # noqa: E402
 import spec  # noqa: E402
 
@@ -157,6 +158,27 @@ class DumpTest(unittest.TestCase):
             self.assertEqual(baselines.compiler_vmem_bytes(dump), 0x3000)
             (dump / "7-k.1-71-final_bundles.txt").write_text("no kernel here\n")
             self.assertIsNone(baselines.compiler_vmem_bytes(dump))
+
+
+class GpuColumnTest(unittest.TestCase):
+    def test_committed_results_summarize(self):
+        document = gpu_column.load(gpu_column.default_results())
+        text = "\n".join(gpu_column.markdown_lines(document))
+        for kernel in ("matmul", "attention", "add", "softmax", "layer_norm", "rms_norm"):
+            self.assertIn(f"| {kernel} | ", text)
+        self.assertIn("| tessera >= 80% of xla |", text)
+
+    def test_best_variant_and_helion_at_the_same_config(self):
+        entry = {"kernel": "matmul", "results": [
+            {"candidate": "tessera", "config": "a", "median_us": 3.0, "tflops": 1.0},
+            {"candidate": "tessera", "config": "b", "median_us": 2.0, "tflops": 1.5},
+            {"candidate": "helion", "config": "a", "median_us": 1.0, "tflops": 3.0},
+            {"candidate": "helion", "config": "b", "median_us": 1.5, "tflops": 2.0},
+            {"candidate": "tessera_mosaic", "config": "c", "error": "failed"}]}
+        best = gpu_column.best_results(entry)
+        self.assertEqual(best["tessera"]["config"], "b")
+        self.assertEqual(best["helion"]["config"], "b")
+        self.assertNotIn("tessera_mosaic", best)
 
 
 if __name__ == "__main__":

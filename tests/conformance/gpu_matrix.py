@@ -20,6 +20,11 @@ copy_gmem_to_smem"; GPU interpret mode, InterpretGPUParams, takes no blocked
 BlockSpecs), so their interpret cell says so ("export-only"), and their
 export cell also requires the wgmma instruction in the Mosaic GPU payload.
 A row named by --expect-wgmma must be such a row.
+On a machine with an NVIDIA GPU and no tessera build, the same rows run for
+real: --compile-only here writes every row's module under --work-dir, and
+--device there (the work dir carried along) runs each module on the GPU,
+jitted, against the float64 reference: the column "device" (the Mosaic GPU
+wgmma rows too, which the CPU only exports).
 A kernel the backend rejects with a located error (`file:line:col: error:`)
 is "rejected" (printed with its message), not a failure; a row named by
 --expect-rejected must be rejected with a matching message (the known limits
@@ -49,6 +54,7 @@ CASES = {  # launcher -> (dtype, shape label, cubin?)
     "mosaic": (("float32", "even", False), ("bfloat16", "even", False)),
 }
 COLUMNS = ("compile", "interpret", "export", "cubin", "pyflakes", "stable")
+DEVICE_COLUMNS = ("compile", "device")
 EXPORT_ONLY = "interpret mode cannot run wgmma on CPU (TMA pipeline + wgmma; checked by export)"
 # The PTX instruction Mosaic GPU emits for plgpu.wgmma, inside the custom
 # call's serialized module.
@@ -208,9 +214,14 @@ def run_row(args, kernel, launcher, dtype, label, cubin, reference, work):
     names = names[:len(shapes)]
     out_dir = work / f"{kernel}.{launcher}.{dtype}.{label}"
     cells = {}
-    cells["compile"], path = compile_kernel(args, kernel, launcher, dtype, label, names, shapes,
-                                            out_dir)
-    if path is None:
+    if args.device:
+        cells["compile"], path = precompiled(out_dir, kernel)
+    else:
+        cells["compile"], path = compile_kernel(args, kernel, launcher, dtype, label, names,
+                                                shapes, out_dir)
+        if cells["compile"].status == "rejected":
+            (out_dir / REJECTED).write_text(cells["compile"].detail)
+    if path is None or args.compile_only:
         return cells
     # Integer parameters (labels, indices, offsets) get valid values, as in
     # the TPU conformance harness.
@@ -232,6 +243,16 @@ def run_row(args, kernel, launcher, dtype, label, cubin, reference, work):
             if located:
                 cells["compile"] = lib.Cell("rejected", f"when traced: {located.group(0)}")
                 return cells
+    if args.device:
+        expected = reference(*exact)
+        # f32 dots run on TF32 tensor cores unless the module asks for f32.
+        text = path.read_text()
+        tf32 = ("jax.lax.dot_general(" in text and "Precision.HIGHEST" not in text
+                and launcher == "triton")
+        cells["device"] = lib.timed(lambda: lib.compare(
+            run_on_device(function if launch is None else launch, arrays), expected,
+            lib.TF32_TOLERANCE if tf32 else None))
+        return cells
     wgmma = launcher == "mosaic" and "plgpu.wgmma(" in path.read_text()
     if wgmma:
         cells["interpret"] = lib.Cell("export-only", EXPORT_ONLY)
@@ -258,6 +279,26 @@ def run_row(args, kernel, launcher, dtype, label, cubin, reference, work):
     return cells
 
 
+REJECTED = "rejected.txt"  # a row's located error, kept for --device
+
+
+def precompiled(out_dir, kernel):
+    """The compile cell and module of a row that --compile-only wrote."""
+    path = out_dir / f"{kernel}_pallas.py"
+    if path.exists():
+        return lib.Cell("pass", "compiled by --compile-only"), path
+    if (out_dir / REJECTED).exists():
+        return lib.Cell("rejected", (out_dir / REJECTED).read_text()), None
+    return lib.Cell("FAIL", f"no module in {out_dir} (run --compile-only first)"), None
+
+
+def run_on_device(function, arrays):
+    """The module's kernel on the default device (a GPU), not interpreted.
+    A host function that reads scalars on the host is called through its
+    bound, jitted launch."""
+    return jax.block_until_ready(jax.jit(function)(*arrays))
+
+
 def expect_rejection(cell, pattern):
     """The compile cell of a row that must be rejected with a matching error."""
     if cell.status == "rejected" and re.search(pattern, cell.detail):
@@ -266,18 +307,23 @@ def expect_rejection(cell, pattern):
                             f"{cell.status}: {cell.detail}")
 
 
-def tessera_parser(description):
+def tessera_parser(description, tessera_required=True):
     """The arguments every GPU check script takes: the driver and the tree."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--tessera", required=True)
+    parser.add_argument("--tessera", required=tessera_required)
     parser.add_argument("--source-dir", type=pathlib.Path, required=True)
     parser.add_argument("--work-dir", type=pathlib.Path)
     return parser
 
 
 def main(argv):
-    parser = tessera_parser(__doc__)
+    parser = tessera_parser(__doc__, tessera_required=False)
     parser.add_argument("--kernel", action="append", help="default: every kernel")
+    parser.add_argument("--compile-only", action="store_true",
+                        help="only compile every row into --work-dir (for --device)")
+    parser.add_argument("--device", action="store_true",
+                        help="run the rows that --compile-only wrote into --work-dir on "
+                             "this machine's GPU, not interpreted (no tessera needed)")
     parser.add_argument("--launcher", action="append", choices=sorted(CASES))
     parser.add_argument("--label", action="append", choices=("even", "ragged", "generic"),
                         help="the shape cases to run (default: both)")
@@ -295,6 +341,10 @@ def main(argv):
                              "export with wgmma in its payload, e.g. 'matmul mosaic "
                              "bfloat16 even'; any other outcome is red")
     args = parser.parse_args(argv)
+    if args.device and not args.work_dir:
+        parser.error("--device runs the modules of --work-dir (from --compile-only)")
+    if not args.device and not args.tessera:
+        parser.error("--tessera is required (except with --device)")
     expected = dict(item.split("=", 1) for item in args.expect_rejected)
     expected_wgmma = set(args.expect_wgmma)
     args.source_dir = args.source_dir.resolve()
@@ -326,7 +376,13 @@ def main(argv):
                             "FAIL", "expected a plgpu.wgmma module, got "
                                     f"{cells['compile'].status}: {cells['compile'].detail}")
                 rows.append((row, cells))
-    lib.print_matrix("pallas-gpu", rows, COLUMNS)
+                if args.device:  # a run cut short by its time limit still reports
+                    print(f"{row}: " + ", ".join(f"{column} {cell.status}"
+                                                 for column, cell in cells.items()),
+                          flush=True)
+    lib.print_matrix("pallas-gpu" + (" on " + jax.devices()[0].device_kind
+                                     if args.device else ""),
+                     rows, DEVICE_COLUMNS if args.device else COLUMNS)
     rejected = sum(1 for _, cells in rows if cells["compile"].status == "rejected")
     export_only = sum(1 for _, cells in rows
                       if cells.get("interpret", lib.Cell("-")).status == "export-only")

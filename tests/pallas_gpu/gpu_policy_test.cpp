@@ -203,8 +203,8 @@ TEST(GpuPolicy, DotsWithCallTimeDimsChooseStagesWhenTraced) {
                 "                streamed=512 * pl.next_power_of_2(d) + "
                 "512 * pl.next_power_of_2(d),\n"
                 "                converted=0,\n"
-                "                resident=max(512 * pl.next_power_of_2(d), "
-                "65536),\n",
+                "                resident=65536 + 512 * "
+                "pl.next_power_of_2(d),\n",
                 "pipelined=True, stages=3, fixed=False,\n"
                 "                where=\"outline_attention.tir:13:3\"",
                 "def _triton_num_stages(streamed,",
@@ -240,6 +240,27 @@ TEST(GpuTriton, BatchedDotWithABatchBlockOfOneIsTwoDimensional) {
   ASSERT_TRUE(result.ok) << result.diagnostics;
   EXPECT_TRUE(Contains(result.code, "jnp.reshape(")) << result.code;
   EXPECT_FALSE(Contains(result.code, "((0,), (0,))")) << result.code;
+}
+
+// f32 dots are TF32 unless dot_precision = "ieee" (seen on an H200: TF32
+// errs near 1e-3 of the result); bf16 dots take no precision either way.
+TEST(GpuTriton, F32DotsAreTf32UnlessIeeeIsAsked) {
+  Result tf32 = Emit(Matmul());
+  ASSERT_TRUE(tf32.ok) << tf32.diagnostics;
+  EXPECT_FALSE(Contains(tf32.code, "precision=")) << tf32.code;
+  GpuModuleOptions options;
+  options.f32_dots_ieee = true;
+  Result ieee = Emit(Matmul(), options);
+  ASSERT_TRUE(ieee.ok) << ieee.diagnostics;
+  EXPECT_TRUE(Contains(ieee.code,
+                       "preferred_element_type=jnp.float32, "
+                       "precision=jax.lax.Precision.HIGHEST)"))
+      << ieee.code;
+  std::string bf16 = Replaced(Matmul(), "x: ref<f32[", "x: ref<bf16[");
+  bf16 = Replaced(bf16, "y: ref<f32[", "y: ref<bf16[");
+  Result half = Emit(bf16, options);
+  ASSERT_TRUE(half.ok) << half.diagnostics;
+  EXPECT_FALSE(Contains(half.code, "precision=")) << half.code;
 }
 
 // Triton divides only f32/f64: a bf16 division is computed in f32.

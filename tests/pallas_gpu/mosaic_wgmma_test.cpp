@@ -105,6 +105,26 @@ TEST(GpuMosaicWgmma, F32OperandsAreALocatedError) {
       << result.diagnostics;
 }
 
+// num_stages is the wgmma pipeline's depth under mosaic; each stage holds
+// a block of both operands in shared memory (2 x 32 KiB at 128x128 bf16).
+TEST(GpuMosaicWgmma, NumStagesIsThePipelinesDepth) {
+  GpuModuleOptions options;
+  options.launcher = Launcher::kMosaicGpu;
+  options.num_stages = 3;
+  Result deeper = Emit(Input("matmul_bf16.tir"), options);
+  ASSERT_TRUE(deeper.ok) << deeper.diagnostics;
+  EXPECT_TRUE(Contains(deeper.code, "max_concurrent_steps=3,")) << deeper.code;
+  options.num_stages = 4;
+  Result too_deep = Emit(Input("matmul_bf16.tir"), options);
+  EXPECT_FALSE(too_deep.ok);
+  EXPECT_TRUE(Contains(too_deep.diagnostics,
+                       "error: the blocks of the mosaic launcher take 288 KiB "
+                       "of shared memory (pipeline stages 4), more than the "
+                       "GPU's 227 KiB per program; choose smaller blocks or "
+                       "fewer stages"))
+      << too_deep.diagnostics;
+}
+
 // A contraction block of 8 bf16 (16 bytes) is no swizzle's row.
 TEST(GpuMosaicWgmma, BlocksWgmmaCannotTakeAreALocatedError) {
   Result result = EmitMosaic(Replaced(Input("matmul_bf16.tir"),

@@ -528,11 +528,14 @@ absl::StatusOr<Type> InferHost(OpKind op, const OperandTypes& types,
       }
       auto shape = ShapeAttr(op, attrs);
       if (!shape.ok()) return shape.status();
+      // nullopt: a symbolic dim, or a count past int64 (not checked).
       auto static_count = [](const Shape& dims) -> std::optional<int64_t> {
         int64_t count = 1;
         for (const Dim& dim : dims) {
-          if (!dim.is_static()) return std::nullopt;
-          count *= dim.size;
+          if (!dim.is_static() ||
+              __builtin_mul_overflow(count, dim.size, &count)) {
+            return std::nullopt;
+          }
         }
         return count;
       };
