@@ -8,6 +8,7 @@
 #include "fmt/format.h"
 #include "gpu_policy.h"
 #include "mosaic_wgmma.h"
+#include "unit_tiles.h"
 #include "py_text.h"
 #include "python_writer.h"
 #include "traced_launch.h"
@@ -452,6 +453,12 @@ absl::StatusOr<EmittedFile> EmitGpuKernelModule(const Module& module,
     common.emit.pipeline_stages = kernel_options.num_stages;
   }
   common.emit.f32_dots_full_precision = options.f32_dots_ieee;
+  if (options.launcher == Launcher::kTriton) {
+    if (std::optional<Module> squeezed = SqueezeUnitBatchTile(module, host)) {
+      return EmitPallasModule(*squeezed, *squeezed->FindFunction(host.name),
+                              target, common, diagnostics);
+    }
+  }
   return EmitPallasModule(module, host, target, common, diagnostics);
 }
 

@@ -235,11 +235,33 @@ TEST(GpuPolicy, TileTooLargeForSixteenWarpsIsALocatedError) {
 }
 
 // Pallas's Triton lowering has no batch dims in dot_general.
+// A batch block of 1 indexing every access is squeezed out of the values
+// (unit_tiles.h): the dots are 2-D with no reshapes around them.
 TEST(GpuTriton, BatchedDotWithABatchBlockOfOneIsTwoDimensional) {
   Result result = Emit(ReadInput("bmm.tir"));
   ASSERT_TRUE(result.ok) << result.diagnostics;
-  EXPECT_TRUE(Contains(result.code, "jnp.reshape(")) << result.code;
+  EXPECT_FALSE(Contains(result.code, "jnp.reshape(")) << result.code;
   EXPECT_FALSE(Contains(result.code, "((0,), (0,))")) << result.code;
+  EXPECT_TRUE(Contains(result.code, "jax.lax.dot_general(")) << result.code;
+}
+
+// Attention's values lose their batch dim: 2-D scores, reductions over
+// axis 1, the statistics broadcast as [:, None], the batch read at the
+// tile's program id.
+TEST(GpuTriton, UnitBatchTileIsSqueezedFromEveryValue) {
+  GpuModuleOptions unchecked;  // f32 128x128 blocks: past the live-set rule
+  unchecked.check_legality = false;
+  Result result = Emit(ReadInput("attention_f32.tir", GPU_INPUTS), unchecked);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  for (const char* part : {"acc = jnp.full((128, 128), 0.0, jnp.float32)",
+                           "jnp.max(qk, axis=1)", "m_ij[:, None]",
+                           "q = q_view[tile_b, :, :]"}) {
+    EXPECT_TRUE(Contains(result.code, part)) << part << "\n" << result.code;
+  }
+  // The host's views stay reshapes; the kernel has none.
+  EXPECT_FALSE(Contains(result.code, "jnp.reshape(jax.lax.dot_general("))
+      << result.code;
+  EXPECT_FALSE(Contains(result.code, "jnp.reshape(q,")) << result.code;
 }
 
 // f32 dots are TF32 unless dot_precision = "ieee" (seen on an H200: TF32
