@@ -8,10 +8,10 @@
 #include "fmt/format.h"
 #include "gpu_policy.h"
 #include "mosaic_wgmma.h"
-#include "unit_tiles.h"
 #include "py_text.h"
 #include "python_writer.h"
 #include "traced_launch.h"
+#include "unit_tiles.h"
 
 namespace tessera::pallas {
 namespace {

@@ -104,8 +104,7 @@ class UnitTileCheck {
       return !expr.indices.empty() && IsTileVar(expr.indices[0], tile_);
     }
     if (expr.op == OpKind::kSubscript) {
-      return !expr.indices.empty() &&
-             expr.indices[0].kind == IndexKind::kSlice;
+      return !expr.indices.empty() && expr.indices[0].kind == IndexKind::kSlice;
     }
     if (OpInfoOf(expr.op).category == OpCategory::kReduction) {
       const int64_t* dim = GetAttr<int64_t>(expr.attrs, "dim");
@@ -123,8 +122,8 @@ class UnitTileCheck {
 
 Type Squeezed(const Type& type) {
   if (!type.is_tensor()) return type;
-  return Type::Tensor(type.dtype, Shape(type.shape.begin() + 1,
-                                        type.shape.end()));
+  return Type::Tensor(type.dtype,
+                      Shape(type.shape.begin() + 1, type.shape.end()));
 }
 
 class UnitTileRewrite {
@@ -152,10 +151,9 @@ class UnitTileRewrite {
   void ToBegin(Index& index) {
     ExprList operands;
     operands.push_back(MakeVar(tile_.name, tile_.type, index.expr->loc));
-    index = Index(
-        IndexKind::kScalar,
-        MakeOp(OpKind::kTileBegin, Type::Scalar(DType::kI64),
-               std::move(operands), {}, index.expr->loc));
+    index = Index(IndexKind::kScalar,
+                  MakeOp(OpKind::kTileBegin, Type::Scalar(DType::kI64),
+                         std::move(operands), {}, index.expr->loc));
   }
 
   void Expression(Expr& expr) {

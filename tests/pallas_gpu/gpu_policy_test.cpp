@@ -253,9 +253,9 @@ TEST(GpuTriton, UnitBatchTileIsSqueezedFromEveryValue) {
   unchecked.check_legality = false;
   Result result = Emit(ReadInput("attention_f32.tir", GPU_INPUTS), unchecked);
   ASSERT_TRUE(result.ok) << result.diagnostics;
-  for (const char* part : {"acc = jnp.full((128, 128), 0.0, jnp.float32)",
-                           "jnp.max(qk, axis=1)", "m_ij[:, None]",
-                           "q = q_view[tile_b, :, :]"}) {
+  for (const char* part :
+       {"acc = jnp.full((128, 128), 0.0, jnp.float32)", "jnp.max(qk, axis=1)",
+        "m_ij[:, None]", "q = q_view[tile_b, :, :]"}) {
     EXPECT_TRUE(Contains(result.code, part)) << part << "\n" << result.code;
   }
   // The host's views stay reshapes; the kernel has none.
