@@ -436,34 +436,23 @@ bool HasGatherIndex(const Stmt& stmt) {
 }
 }  // namespace
 
+// A store's or atomic's value in the ref's dtype.
+std::string DeviceEmitter::StoredValue(const Stmt& stmt) {
+  const std::string value = Emit(*stmt.value);
+  const DType ref_dtype = stmt.target->type.dtype;
+  if (stmt.value->type.dtype == ref_dtype) return value;
+  return stmt.value->type.is_tensor()
+             ? fmt::format("{}.astype({})", Paren(value), JnpDType(ref_dtype))
+             : fmt::format("jnp.asarray({}, {})", value, JnpDType(ref_dtype));
+}
+
 bool DeviceEmitter::EmitStore(const Stmt& stmt, PyLines& out) {
   if (HasGatherIndex(stmt)) return EmitScatter(stmt, "", out);
   const std::string& ref = stmt.target->name;
-  std::string value = Emit(*stmt.value);
-  const DType ref_dtype = stmt.target->type.dtype;
-  if (stmt.value->type.dtype != ref_dtype) {
-    value =
-        stmt.value->type.is_tensor()
-            ? fmt::format("{}.astype({})", Paren(value), JnpDType(ref_dtype))
-            : fmt::format("jnp.asarray({}, {})", value, JnpDType(ref_dtype));
-  }
+  std::string value = StoredValue(stmt);
   std::string target = RefAccess(ref, stmt.indices, true);
-  // Pallas's masked stores take slices only (a scalar index is a
-  // TypedInt without a shape in their discharge rule); a block with a
-  // scalar index is one program's own row, written back safely.
-  const size_t subscript = target.find('[');
-  const bool sliced_only = std::none_of(
-      stmt.indices.begin(), stmt.indices.end(),
-      [](const Index& index) { return index.kind == IndexKind::kScalar; });
-  if (StoresJaggedDims(stmt) && sliced_only && subscript != std::string::npos &&
-      HasMaskedStores()) {
-    const std::string stored = Fresh(ref + "_stored");
-    const std::string ref_at =
-        target.substr(0, subscript) + ".at" + target.substr(subscript);
-    if (!FlushExprErrors(stmt.loc)) return false;
-    out.Line(fmt::format("{} = {}", stored, value));
-    out.Line(*MaskedStore(ref_at, stored, JaggedStoreMask(stmt, stored)));
-    return true;
+  if (StoresJaggedBlockMasked(stmt, target)) {
+    return EmitMaskedJaggedStore(stmt, target, value, out);
   }
   value = MaskJaggedStore(stmt, target, value);
   value = MaskShiftedStore(ref, target, value, out);
@@ -480,14 +469,7 @@ bool DeviceEmitter::EmitAtomic(const Stmt& stmt, PyLines& out) {
   }
   if (HasGatherIndex(stmt)) return EmitScatter(stmt, kind, out);
   const std::string& ref = stmt.target->name;
-  std::string value = Emit(*stmt.value);
-  const DType ref_dtype = stmt.target->type.dtype;
-  if (stmt.value->type.dtype != ref_dtype) {
-    value =
-        stmt.value->type.is_tensor()
-            ? fmt::format("{}.astype({})", Paren(value), JnpDType(ref_dtype))
-            : fmt::format("jnp.asarray({}, {})", value, JnpDType(ref_dtype));
-  }
+  std::string value = StoredValue(stmt);
   std::string target = RefAccess(ref, stmt.indices, true);
   if (std::any_of(stmt.indices.begin(), stmt.indices.end(),
                   [](const Index& index) {

@@ -206,10 +206,14 @@ class DeviceEmitter : public ExprEmitter {
   // valid window (they belong to neighbouring segments).
   std::string MaskJaggedStore(const Stmt& stmt, const std::string& target,
                               const std::string& value);
-  // The window mask of a store's jagged dims for a block `value` (a Python
-  // name), or "" when no dim of the store is jagged.
-  std::string JaggedStoreMask(const Stmt& stmt, const std::string& value);
-  bool StoresJaggedDims(const Stmt& stmt) const;
+  // Under a target with masked stores (MaskedStore), a store into a jagged
+  // block writes the rows of its window only: `target` (`ref[...]`) as
+  // `ref.at[...]`, the value named first, the mask of every jagged dim.
+  bool StoresJaggedBlockMasked(const Stmt& stmt,
+                               const std::string& target) const;
+  bool EmitMaskedJaggedStore(const Stmt& stmt, const std::string& target,
+                             const std::string& value, PyLines& out);
+  std::string StoredValue(const Stmt& stmt);
   // Makes `tile` active with the given block-index expression.
   void EnterTile(const Stmt& loop, const std::string& index);
   void ExitTile(const Stmt& loop);

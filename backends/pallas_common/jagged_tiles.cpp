@@ -75,33 +75,50 @@ std::string DeviceEmitter::MaskJaggedStore(const Stmt& stmt,
   return masked;
 }
 
-bool DeviceEmitter::StoresJaggedDims(const Stmt& stmt) const {
-  return std::any_of(
+bool DeviceEmitter::StoresJaggedBlockMasked(const Stmt& stmt,
+                                            const std::string& target) const {
+  // Pallas's masked stores take slices only (a scalar index is a TypedInt
+  // without a shape in their discharge rule); a block with a scalar index
+  // is one program's own row, written back safely.
+  const bool sliced_only = std::none_of(
+      stmt.indices.begin(), stmt.indices.end(),
+      [](const Index& index) { return index.kind == IndexKind::kScalar; });
+  const bool jagged = std::any_of(
       stmt.indices.begin(), stmt.indices.end(), [&](const Index& index) {
         if (index.kind != IndexKind::kTile) return false;
         const TileInfo* tile = plan_.FindTile(index.expr->name);
         return tile != nullptr && tile->jagged && runtime_.count(tile->name);
       });
+  return jagged && sliced_only && target.find('[') != std::string::npos &&
+         HasMaskedStores();
 }
 
-std::string DeviceEmitter::JaggedStoreMask(const Stmt& stmt,
-                                           const std::string& value) {
-  int64_t axis = 0;
+bool DeviceEmitter::EmitMaskedJaggedStore(const Stmt& stmt,
+                                          const std::string& target,
+                                          const std::string& value,
+                                          PyLines& out) {
+  const std::string stored = Fresh(stmt.target->name + "_stored");
+  const size_t subscript = target.find('[');
+  const std::string ref_at =
+      target.substr(0, subscript) + ".at" + target.substr(subscript);
   std::string mask;
+  int64_t axis = 0;
   for (const Index& index : stmt.indices) {
-    if (index.kind == IndexKind::kScalar) continue;
     if (index.kind == IndexKind::kTile) {
       const TileInfo* tile = plan_.FindTile(index.expr->name);
       if (tile != nullptr && tile->jagged && runtime_.count(tile->name)) {
         const TileRuntime& rt = runtime_[tile->name];
         mask += fmt::format("{}{}({}, {}, {}, {}, {})",
                             mask.empty() ? "" : " & ", state_.WindowMask(),
-                            value, axis, rt.begin, rt.lower, rt.end);
+                            stored, axis, rt.begin, rt.lower, rt.end);
       }
     }
     ++axis;
   }
-  return mask;
+  if (!FlushExprErrors(stmt.loc)) return false;
+  out.Line(fmt::format("{} = {}", stored, value));
+  out.Line(*MaskedStore(ref_at, stored, mask));
+  return true;
 }
 
 bool DeviceEmitter::EmitJaggedLoop(const Stmt& loop, PyLines& out) {
