@@ -28,11 +28,52 @@ bool HasDotOfWideOperands(const Function& function) {
   return found;
 }
 
+// A guess, before lowering, that the kernel's dots will be of wide
+// operands: its source holds a matmul (`@`, `torch.matmul` and the like,
+// `hl.dot`) and some tensor parameter has no bf16 / f16 `--arg` (an
+// untyped tensor is f32, as in every shape-generic compile).
+bool LikelyWideDots(const KernelDef& kernel, const PipelineInfo& pipeline) {
+  bool matmul = false;
+  WalkStmtNodes(kernel.body, [&](const Node& node) {
+    if (node.kind == NodeKind::kBinary &&
+        node.op == static_cast<uint8_t>(BinaryOp::kMatMul)) {
+      matmul = true;
+    } else if (node.kind == NodeKind::kCall && !node.children.empty() &&
+               node.children[0]) {
+      const std::string name = DottedName(*node.children[0]);
+      const std::string last = name.substr(name.rfind('.') + 1);
+      for (const char* dot :
+           {"matmul", "mm", "bmm", "addmm", "baddbmm", "dot"}) {
+        if (last == dot) matmul = true;
+      }
+    }
+  });
+  if (!matmul) return false;
+  auto spec = pipeline.kernels.find(kernel.name);
+  if (spec == pipeline.kernels.end()) spec = pipeline.kernels.find("*");
+  const auto half_arg = [&](const std::string& name) {
+    if (spec == pipeline.kernels.end()) return false;
+    const auto arg = spec->second.args.find(name);
+    return arg != spec->second.args.end() &&
+           (arg->second.rfind("bf16", 0) == 0 ||
+            arg->second.rfind("f16", 0) == 0);
+  };
+  for (const Param& param : kernel.params) {
+    const std::string annotation =
+        param.annotation ? DottedName(*param.annotation) : "";
+    const bool tensor = annotation == "Tensor" || annotation == "torch.Tensor";
+    if (tensor && !half_arg(param.name)) return true;
+  }
+  return false;
+}
+
 // One kernel, its default blocks capped where `dot_default_block` asks
-// (LowerPython). The uncapped lowering runs first against a scratch
-// engine: it is the answer unless it needs the cap or reported anything,
-// and then the kernel lowers again against `diagnostics`, so that each
-// message is reported once.
+// (LowerPython): where its dots have wide operands and a default block is
+// larger. A first lowering runs against a scratch engine, capped when
+// LikelyWideDots guesses so: it is the answer when the guess was right (or
+// the cap changed nothing) and nothing was reported; otherwise the kernel
+// lowers again against `diagnostics`, so that each message is reported once.
+// Either order gives the same module; a right guess saves a lowering.
 std::optional<Function> LowerKernel(const KernelDef& kernel,
                                     const ParsedFile& parsed,
                                     const std::string& file,
@@ -42,12 +83,16 @@ std::optional<Function> LowerKernel(const KernelDef& kernel,
   if (dot_default_block <= 0) {
     return KernelLowering(kernel, parsed, file, pipeline, diagnostics).Run();
   }
+  const bool capped_first = LikelyWideDots(kernel, pipeline);
   DiagnosticEngine scratch;
   KernelLowering first(kernel, parsed, file, pipeline, scratch);
+  if (capped_first) first.CapDefaultBlocks(dot_default_block);
   std::optional<Function> function = first.Run();
   const bool cap = function && HasDotOfWideOperands(*function) &&
                    first.DefaultBlockAbove(dot_default_block);
-  if (!cap && scratch.diagnostics().empty()) return function;
+  const bool right =
+      cap == capped_first || !first.DefaultBlockAbove(dot_default_block);
+  if (right && scratch.diagnostics().empty()) return function;
   KernelLowering lowering(kernel, parsed, file, pipeline, diagnostics);
   if (cap) lowering.CapDefaultBlocks(dot_default_block);
   return lowering.Run();
