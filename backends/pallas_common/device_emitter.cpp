@@ -776,6 +776,7 @@ bool DeviceEmitter::EmitKernel(PyLines& out) {
     params.push_back(SanitizeIdentifier(ref->name));
   }
   for (const std::string& scratch : scratch_names_) params.push_back(scratch);
+  kernel_params_ = params;
   std::string signature;
   for (size_t i = 0; i < params.size(); ++i) {
     signature += (i ? ", " : "") + params[i];

@@ -156,6 +156,11 @@ class DeviceEmitter : public ExprEmitter {
   const std::vector<const RefPlan*>& init_refs() const { return init_refs_; }
   const std::vector<const RefPlan*>& outputs() const { return outputs_; }
   const std::vector<KernelKwarg>& kwargs() const { return kwargs_; }
+  // The kernel function's positional parameters: inputs, aliased initial
+  // values, outputs, scratch (set by EmitKernel).
+  const std::vector<std::string>& kernel_params() const {
+    return kernel_params_;
+  }
   // Host-side Python expressions of the scratch_shapes entries.
   const std::vector<std::string>& scratch_shapes() const {
     return scratch_shapes_;
@@ -177,6 +182,10 @@ class DeviceEmitter : public ExprEmitter {
     return std::nullopt;
   }
   bool HasMaskedStores() const { return MaskedStore("", "", "").has_value(); }
+  // The index of this program along grid axis `axis` (the tile
+  // `grid_tile`'s): pl.program_id under pl.pallas_call.
+  virtual std::string ProgramIndex(int axis,
+                                   const std::string& grid_tile) const;
 
   // --- Shared pieces launchers use ---
   struct TileRuntime {
@@ -439,6 +448,7 @@ class DeviceEmitter : public ExprEmitter {
   std::vector<const RefPlan*> outputs_;
   std::map<std::string, std::string> init_ref_names_;
   std::vector<KernelKwarg> kwargs_;
+  std::vector<std::string> kernel_params_;
   std::set<std::string> kwarg_names_;
   std::vector<std::string> scratch_names_;
   std::vector<std::string> scratch_shapes_;

@@ -9,10 +9,13 @@
 
 namespace tessera::pallas {
 
+std::string DeviceEmitter::ProgramIndex(int axis, const std::string&) const {
+  return fmt::format("pl.program_id({})", axis);
+}
+
 std::string DeviceEmitter::GridIndex(const std::string& grid_tile) {
-  return KernelLocal(
-      SanitizeIdentifier(grid_tile),
-      fmt::format("pl.program_id({})", plan_.PallasAxis(grid_tile)));
+  return KernelLocal(SanitizeIdentifier(grid_tile),
+                     ProgramIndex(plan_.PallasAxis(grid_tile), grid_tile));
 }
 
 std::string DeviceEmitter::TileBegin(const std::string& tile_name) {

@@ -6,6 +6,7 @@
 #include "host_contract.h"
 #include "host_reads.h"
 #include "lane_rows.h"
+#include "launch_call.h"
 #include "pallas_module.h"
 #include "py_text.h"
 #include "scalar_prefetch.h"
@@ -432,15 +433,18 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
   if (!device_emitter->EmitKernel(kernel_)) return false;
 
   // Outer BlockSpecs.
-  std::vector<std::string> lambda_params;
+  LaunchCall call;
+  call.kernel_name = plan_.kernel_name;
   for (int g : plan_.grid_order) {
-    lambda_params.push_back(SanitizeIdentifier(plan_.grid_tiles[g]));
+    call.grid_names.push_back(SanitizeIdentifier(plan_.grid_tiles[g]));
   }
+  std::vector<std::string> lambda_params = call.grid_names;
   const std::vector<const RefPlan*> prefetched = ScalarPrefetchRefs(plan_);
   for (const RefPlan* ref : prefetched) {
     lambda_params.push_back(SanitizeIdentifier(ref->name));
   }
-  std::string lambda_head = "lambda";
+  std::string& lambda_head = call.lambda_head;
+  lambda_head = "lambda";
   for (size_t i = 0; i < lambda_params.size(); ++i) {
     lambda_head += (i ? ", " : " ") + lambda_params[i];
   }
@@ -466,10 +470,10 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     return extra > 0 ? fmt::format("{} + {}", rounded, extra) : rounded;
   };
   std::vector<VmemBuffer> vmem;
-  auto spec_of = [&](const RefPlan& ref) -> std::string {
+  auto spec_of = [&](const RefPlan& ref) -> LaunchSpec {
     if (ref.stream_loop != nullptr ||
         (ref.atomic && target_.AtomicTargetsInMemory(plan_))) {
-      return target_.InMemorySpec();
+      return LaunchSpec{target_.InMemorySpec(), "", ""};
     }
     std::string block = "(", index = "(";
     std::vector<int64_t> sizes;
@@ -521,62 +525,60 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
            fmt::format("block {} of '{}' is not {}-legal: {}", block, ref.name,
                        target_.hardware_name(), *problem));
     }
-    return fmt::format("pl.BlockSpec({}, {}: {})", block, lambda_head, index);
+    return LaunchSpec{
+        fmt::format("pl.BlockSpec({}, {}: {})", block, lambda_head, index),
+        block, index};
   };
 
-  std::vector<std::string> in_specs, in_args, out_specs, out_shapes, out_names;
   for (const RefPlan* ref : device_emitter->inputs()) {
     if (ref->scalar_prefetch) {
-      in_args.push_back(ScalarPrefetchArg(state_, *ref, padded[ref->name]));
+      call.args.push_back(ScalarPrefetchArg(state_, *ref, padded[ref->name]));
       continue;
     }
-    in_specs.push_back(spec_of(*ref));
-    in_args.push_back(padded[ref->name]);
+    call.in_specs.push_back(spec_of(*ref));
+    call.args.push_back(padded[ref->name]);
   }
-  std::vector<std::string> aliases;
   for (size_t i = 0; i < device_emitter->init_refs().size(); ++i) {
     const RefPlan* ref = device_emitter->init_refs()[i];
-    in_specs.push_back(spec_of(*ref));
-    in_args.push_back(padded[ref->name]);
+    call.in_specs.push_back(spec_of(*ref));
+    call.args.push_back(padded[ref->name]);
     size_t out_index = 0;
     for (size_t o = 0; o < device_emitter->outputs().size(); ++o) {
       if (device_emitter->outputs()[o] == ref) out_index = o;
     }
-    aliases.push_back(fmt::format(
-        "{}: {}", prefetched.size() + in_specs.size() - 1, out_index));
+    call.aliases.emplace_back(prefetched.size() + call.in_specs.size() - 1,
+                              out_index);
   }
   for (const RefPlan* ref : device_emitter->outputs()) {
-    out_specs.push_back(spec_of(*ref));
+    call.out_specs.push_back(spec_of(*ref));
     std::string shape = "(";
     for (size_t d = 0; d < ref->dims.size(); ++d) {
       shape += (d ? ", " : "") + padded_dim(*ref, d);
     }
     if (ref->dims.size() == 1) shape += ",";
     shape += ")";
-    out_shapes.push_back(fmt::format("jax.ShapeDtypeStruct({}, {})", shape,
-                                     JnpDType(ref->type.dtype)));
-    out_names.push_back(SanitizeIdentifier(host_ref_of[ref->name]));
+    call.out_shapes.push_back(fmt::format("jax.ShapeDtypeStruct({}, {})", shape,
+                                          JnpDType(ref->type.dtype)));
+    call.out_names.push_back(SanitizeIdentifier(host_ref_of[ref->name]));
   }
   if (!FlushErrors(launch.loc) || diagnostics_.has_errors()) return false;
   for (const VmemBuffer& buffer : device_emitter->vmem_buffers()) {
     vmem.push_back(buffer);
   }
-  PyLines call_params;
   if (std::optional<std::string> error =
-          target_.CallParams(plan_, bindings, vmem, call_params, cost_)) {
+          target_.CallParams(plan_, bindings, vmem, call.call_params, cost_)) {
     return Fail(launch.loc, *error);
   }
 
-  // The pallas_call.
-  std::string kernel = device_emitter->kernel_fn();
-  if (!device_emitter->kwargs().empty()) {
-    kernel = fmt::format("functools.partial({}", kernel);
-    for (const KernelKwarg& kwarg : device_emitter->kwargs()) {
-      kernel += fmt::format(", {}={}", kwarg.name, kwarg.host_value);
-    }
-    kernel += ")";
-  }
-  std::string grid = "(";
+  // The launch.
+  call.kernel_fn = device_emitter->kernel_fn();
+  call.kernel_params = device_emitter->kernel_params();
+  call.kwargs = device_emitter->kwargs();
+  call.scratch_shapes = device_emitter->scratch_shapes();
+  call.num_prefetched = prefetched.size();
+  if (!prefetched.empty()) call.grid_spec = target_.ScalarPrefetchGridSpec();
+  std::string& grid = call.grid;
+  grid = "(";
   for (size_t i = 0; i < plan_.grid_order.size(); ++i) {
     int g = plan_.grid_order[i];
     const TileInfo& tile = *plan_.FindTile(plan_.grid_tiles[g]);
@@ -588,60 +590,7 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
   }
   if (plan_.grid_order.size() == 1) grid += ",";
   grid += ")";
-
-  std::string lhs;
-  for (size_t i = 0; i < out_names.size(); ++i) {
-    lhs += (i ? ", " : "") + out_names[i];
-  }
-  body_.Line(fmt::format("{} = pl.pallas_call(", lhs.empty() ? "_" : lhs));
-  body_.Indent();
-  body_.Line(kernel + ",");
-  if (!prefetched.empty()) {
-    body_.Line(fmt::format("grid_spec={}(", *target_.ScalarPrefetchGridSpec()));
-    body_.Indent();
-    body_.Line(fmt::format("num_scalar_prefetch={},", prefetched.size()));
-  }
-  body_.Line(fmt::format("grid={},", grid));
-  auto list = [&](const std::string& key, const std::vector<std::string>& items,
-                  bool single_bare) {
-    if (single_bare && items.size() == 1) {
-      body_.Line(fmt::format("{}={},", key, items[0]));
-      return;
-    }
-    body_.Line(key + "=[");
-    body_.Indent();
-    for (const std::string& item : items) body_.Line(item + ",");
-    body_.Dedent();
-    body_.Line("],");
-  };
-  list("in_specs", in_specs, false);
-  list("out_specs", out_specs, true);
-  if (!prefetched.empty()) {
-    if (!device_emitter->scratch_shapes().empty()) {
-      list("scratch_shapes", device_emitter->scratch_shapes(), false);
-    }
-    body_.Dedent();
-    body_.Line("),");
-  }
-  list("out_shape", out_shapes, true);
-  if (prefetched.empty() && !device_emitter->scratch_shapes().empty()) {
-    list("scratch_shapes", device_emitter->scratch_shapes(), false);
-  }
-  if (!aliases.empty()) {
-    std::string text = "{";
-    for (size_t i = 0; i < aliases.size(); ++i) {
-      text += (i ? ", " : "") + aliases[i];
-    }
-    body_.Line(fmt::format("input_output_aliases={}}},", text));
-  }
-  body_.Append(call_params);
-  body_.Line("interpret=interpret,");
-  body_.Dedent();
-  std::string args;
-  for (size_t i = 0; i < in_args.size(); ++i) {
-    args += (i ? ", " : "") + in_args[i];
-  }
-  body_.Line(fmt::format(")({})", args));
+  target_.WriteLaunch(call, state_, body_);
   // The outputs now hold the kernel's results: no longer fresh arrays.
   for (const RefPlan* ref : device_emitter->outputs()) {
     auto alloc = allocs_.find(host_ref_of[ref->name]);

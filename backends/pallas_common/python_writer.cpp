@@ -37,17 +37,6 @@ bool IsIdentifierChar(char c) {
          (c >= '0' && c <= '9') || c == '_';
 }
 
-bool MentionsIdentifier(std::string_view text, std::string_view name) {
-  for (size_t at = text.find(name); at != std::string_view::npos;
-       at = text.find(name, at + 1)) {
-    bool starts = at == 0 || !IsIdentifierChar(text[at - 1]);
-    size_t end = at + name.size();
-    bool ends = end == text.size() || !IsIdentifierChar(text[end]);
-    if (starts && ends) return true;
-  }
-  return false;
-}
-
 int CountMentions(std::string_view text, std::string_view name) {
   int count = 0;
   for (size_t at = text.find(name); at != std::string_view::npos;
@@ -92,6 +81,17 @@ bool IsSourceComment(std::string_view line) {
 }
 
 }  // namespace
+
+bool MentionsIdentifier(std::string_view text, std::string_view name) {
+  for (size_t at = text.find(name); at != std::string_view::npos;
+       at = text.find(name, at + 1)) {
+    bool starts = at == 0 || !IsIdentifierChar(text[at - 1]);
+    size_t end = at + name.size();
+    bool ends = end == text.size() || !IsIdentifierChar(text[end]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
 
 PyLines DropUnusedShapeReads(const PyLines& lines) {
   const std::vector<std::string>& all = lines.lines();

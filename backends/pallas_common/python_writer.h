@@ -53,6 +53,9 @@ class PyLines {
   int depth_ = 0;
 };
 
+// True when `text` names the identifier `name` (not as part of a longer one).
+bool MentionsIdentifier(std::string_view text, std::string_view name);
+
 // `lines` (unindented `name = value` assignments, in order) without the
 // assignments whose name neither `code` nor a kept later line mentions: a
 // value computed for text that was later simplified away.

@@ -2,6 +2,7 @@
 
 #include "device_emitter.h"
 #include "fmt/format.h"
+#include "launch_call.h"
 #include "py_text.h"
 #include "scalar_prefetch.h"
 #include "tail_helpers.h"
@@ -32,6 +33,11 @@ std::string PallasTarget::ScanExpr(ModuleState&, const ScanCall&,
                                    std::string& error) const {
   error = fmt::format("the {} backend does not lower scans", backend_name());
   return "None";
+}
+
+void PallasTarget::WriteLaunch(const LaunchCall& call, ModuleState&,
+                               PyLines& out) const {
+  WritePallasCall(call, out);
 }
 
 std::string PallasTarget::ModuleHelpers(const ModuleState& state) const {

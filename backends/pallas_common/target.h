@@ -26,6 +26,7 @@ class PyLines;
 struct EmitOptions;
 struct HostBindings;
 struct KernelPlan;
+struct LaunchCall;
 struct ModuleState;
 struct RefPlan;
 
@@ -184,6 +185,10 @@ class PallasTarget {
       const KernelPlan& plan, const HostBindings& host,
       const std::vector<VmemBuffer>& buffers, PyLines& out,
       KernelCost& cost) const = 0;
+  // Writes the host function's kernel launch: `pl.pallas_call` unless the
+  // target's kernels have another entry point.
+  virtual void WriteLaunch(const LaunchCall& call, ModuleState& state,
+                           PyLines& out) const;
   // Module-level helper functions (Python source, each preceded by two
   // blank lines), the tail helpers included.
   virtual std::string ModuleHelpers(const ModuleState& state) const;

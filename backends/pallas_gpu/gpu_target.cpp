@@ -7,6 +7,8 @@
 #include "device_emitter.h"
 #include "fmt/format.h"
 #include "gpu_policy.h"
+#include "launch_call.h"
+#include "mosaic_launch.h"
 #include "mosaic_wgmma.h"
 #include "py_text.h"
 #include "python_writer.h"
@@ -196,10 +198,6 @@ class GpuTarget : public PallasTarget {
                                         KernelCost& cost) const override {
     cost.problem = "pallas-gpu has no cost model";
     if (plan.launcher == Launcher::kMosaicGpu) {
-      // Named, not left to the default: jax 0.10 lowers a pallas_call
-      // without compiler_params with Mosaic GPU, jax 0.11 with Triton
-      // (seen on an H200: "Unimplemented primitive in Pallas Triton
-      // lowering: run_scoped").
       out.Line("compiler_params=plgpu.CompilerParams(),");
       return options_.check_legality
                  ? MosaicSharedMemoryProblem(plan, MosaicPipelineStages())
@@ -219,6 +217,15 @@ class GpuTarget : public PallasTarget {
         options_.num_stages > 0, traced_helpers_, out);
     return std::nullopt;
   }
+  void WriteLaunch(const LaunchCall& call, ModuleState& state,
+                   PyLines& out) const override {
+    if (options_.launcher != Launcher::kMosaicGpu) {
+      PallasTarget::WriteLaunch(call, state, out);
+      return;
+    }
+    WriteMosaicKernelLaunch(call, state, interpret_helper_, out);
+    interpret_helper_used_ = true;
+  }
   std::vector<std::pair<std::string, std::string>> Imports() const override {
     return {
         {"pltriton", "from jax.experimental.pallas import triton as pltriton"},
@@ -227,6 +234,7 @@ class GpuTarget : public PallasTarget {
   void ReserveNames(ModuleState& state) const override {
     if (options_.launcher == Launcher::kMosaicGpu) {
       atomic_helper_ = state.names.Fresh("_atomic_add_block");
+      interpret_helper_ = state.names.Fresh("_mosaic_gpu_interpret");
     } else {
       traced_helpers_.num_warps_fn = state.names.Fresh("_triton_num_warps");
       traced_helpers_.num_stages_fn = state.names.Fresh("_triton_num_stages");
@@ -264,6 +272,9 @@ class GpuTarget : public PallasTarget {
   std::string ModuleHelpers(const ModuleState& state) const override {
     std::string helpers = PallasTarget::ModuleHelpers(state);
     helpers += TracedLaunchHelperSource(traced_helpers_);
+    if (interpret_helper_used_) {
+      helpers += MosaicInterpretHelper(interpret_helper_);
+    }
     if (!atomic_helper_used_) return helpers;
     PyLines helper;
     helper.Blank();
@@ -428,6 +439,9 @@ class GpuTarget : public PallasTarget {
   // reserved, written into the module only when a kernel used it.
   mutable std::string atomic_helper_;
   mutable bool atomic_helper_used_ = false;
+  // Its interpret-mode helper (mosaic_launch.h), likewise.
+  mutable std::string interpret_helper_;
+  mutable bool interpret_helper_used_ = false;
 };
 
 }  // namespace

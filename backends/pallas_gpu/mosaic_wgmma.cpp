@@ -227,6 +227,13 @@ class MosaicGpuEmitter : public DeviceEmitter {
   }
 
  protected:
+  // Under pl.kernel over a Mosaic GPU mesh, pl.program_id is not the
+  // program's index (Mosaic GPU's interpreter gives 0 on every axis): the
+  // mesh's named axes are (mosaic_launch.h).
+  std::string ProgramIndex(int, const std::string& grid_tile) const override {
+    return fmt::format("jax.lax.axis_index(\"{}\")",
+                       SanitizeIdentifier(grid_tile));
+  }
   bool EmitInnerLoop(const Stmt& loop, PyLines& out) override {
     if (!HoldsDot(loop.regions[0])) {
       return Error(loop.loc,

@@ -321,7 +321,7 @@ def gather_candidates(name, arrays, args):
                 found.skip(label, variant.name, "not generated (rejected by the backend)")
                 continue
             if launcher == "mosaic" and args.interpret:
-                found.skip(label, variant.name, "interpret mode cannot run plgpu.wgmma on a CPU")
+                found.skip(label, variant.name, "Mosaic GPU's interpreter holds no wgmma accumulator")
                 continue
             kernel = jax.jit(load_kernel(path, name), static_argnames="interpret")
             found.add(label, variant.name,

@@ -13,12 +13,14 @@ For each kernel of kernel_table.KERNELS x launcher (triton, mosaic) x case:
             spills and shared memory; a spill or more than 227 KiB of shared
             memory is a failure
   stable    mosaic: compiled twice, byte-identical modules
-Mosaic GPU rows whose module holds plgpu.wgmma (the matmul family) are
-export-only: interpret mode runs neither their TMA pipeline nor wgmma on the
-CPU (jax 0.10.2: "No state discharge rule implemented for primitive:
-copy_gmem_to_smem"; GPU interpret mode, InterpretGPUParams, takes no blocked
-BlockSpecs), so their interpret cell says so ("export-only"), and their
-export cell also requires the wgmma instruction in the Mosaic GPU payload.
+Mosaic GPU modules (pl.kernel over a plgpu.Mesh) interpret by Mosaic GPU's
+own interpreter (InterpretGPUParams: shared memory and the TMA copies of
+their emit_pipeline run on the CPU). Rows whose module holds plgpu.wgmma
+(the matmul family) are export-only: that interpreter holds no wgmma
+accumulator (jax 0.10.2: "Accumulator shape (5,) does not match value
+shape (128, 128)"), so their interpret cell says so ("export-only"), and
+their export cell also requires the wgmma instruction in the Mosaic GPU
+payload.
 A row named by --expect-wgmma must be such a row.
 On a machine with an NVIDIA GPU and no tessera build, the same rows run for
 real: --compile-only here writes every row's module under --work-dir, and
@@ -55,7 +57,7 @@ CASES = {  # launcher -> (dtype, shape label, cubin?)
 }
 COLUMNS = ("compile", "interpret", "export", "cubin", "pyflakes", "stable")
 DEVICE_COLUMNS = ("compile", "device")
-EXPORT_ONLY = "interpret mode cannot run wgmma on CPU (TMA pipeline + wgmma; checked by export)"
+EXPORT_ONLY = "Mosaic GPU's interpreter holds no wgmma accumulator (checked by export)"
 # The PTX instruction Mosaic GPU emits for plgpu.wgmma, inside the custom
 # call's serialized module.
 WGMMA_PTX = "wgmma.mma_async"

@@ -23,7 +23,6 @@ TEST(GpuMosaicWgmma, MatmulIsAWgmmaPipelineIntoAnF32Accumulator) {
   Result result = EmitMosaic(Input("matmul_bf16.tir"));
   ASSERT_TRUE(result.ok) << result.diagnostics;
   for (const char* part : {
-           "pl.BlockSpec(memory_space=plgpu.GMEM),",
            "acc_ref[...] = plgpu.layout_cast(acc, plgpu.Layout.WGMMA)",
            "smem_transforms = (plgpu.TilingTransform((8, 64)), "
            "plgpu.SwizzleTransform(128))",
@@ -44,6 +43,36 @@ TEST(GpuMosaicWgmma, MatmulIsAWgmmaPipelineIntoAnF32Accumulator) {
   }
   // Nothing of the Triton launcher.
   EXPECT_FALSE(Contains(result.code, "pltriton")) << result.code;
+}
+
+// The launch is pl.kernel over a Mosaic GPU mesh (jax 0.11 lowers no
+// Mosaic GPU pallas_call): the program indices are the mesh's named axes,
+// x and y reach the kernel as GMEM refs, and the output block passes through
+// shared memory in one emit_pipeline step.
+TEST(GpuMosaicWgmma, LaunchIsAKernelOverAMosaicGpuMesh) {
+  Result result = EmitMosaic(Input("matmul_bf16.tir"));
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  for (const char* part : {
+           "tile_m = jax.lax.axis_index(\"tile_m\")",
+           "def _matmul_program(x, y, out):",
+           "def _matmul_blocks(_, out):\n"
+           "            _matmul_kernel(x, y, out)",
+           "out_specs=[plgpu.BlockSpec((128, 128), lambda _: (tile_m, "
+           "tile_n))],\n"
+           "        )(out)",
+           "out = pl.kernel(\n"
+           "        _matmul_program,",
+           "mesh=plgpu.Mesh(",
+           "grid_names=(\"tile_m\", \"tile_n\"),",
+           "interpret=_mosaic_gpu_interpret(interpret),",
+           "return InterpretGPUParams()",
+       }) {
+    EXPECT_TRUE(Contains(result.code, part)) << part << "\n" << result.code;
+  }
+  for (const char* absent : {"pl.pallas_call", "pl.program_id"}) {
+    EXPECT_FALSE(Contains(result.code, absent)) << absent << "\n"
+                                                << result.code;
+  }
 }
 
 TEST(GpuMosaicWgmma, OutputIsByteIdentical) {
@@ -81,7 +110,8 @@ TEST(GpuMosaicWgmma, BatchedDotSqueezesTheBatchBlock) {
 }
 
 // Split-K: the pipeline starts at the grid's k chunk, and hl.atomic_add is
-// a TMA reduce-add of the staged block into the GMEM output.
+// a TMA reduce-add of the staged block into the GMEM output, a ref the
+// kernel writes in place (its zeros are the initial values).
 TEST(GpuMosaicWgmma, SplitKAddsIntoGlobalMemoryByTmaReduction) {
   Result result = EmitMosaic(Input("split_k_matmul_bf16.tir"));
   ASSERT_TRUE(result.ok) << result.diagnostics;
@@ -89,7 +119,31 @@ TEST(GpuMosaicWgmma, SplitKAddsIntoGlobalMemoryByTmaReduction) {
            "lambda inner_k: (tile_m, outer_k + inner_k),",
            "_atomic_add_block(out.at[pl.ds(",
            "plgpu.copy_smem_to_gmem(staging, dst, reduction_op=\"add\")",
-           "input_output_aliases={2: 0},",
+           "out_ref = jax.new_ref(out_padded, memory_space=plgpu.GMEM)",
+           "def _split_k_matmul_program(x, y, out_init):\n"
+           "        _split_k_matmul_kernel(x, y, out_init, out_init)",
+           "out_type=(),",
+           ")(x_padded, y_padded, out_ref)\n"
+           "    out = jax.freeze(out_ref)",
+       }) {
+    EXPECT_TRUE(Contains(result.code, part)) << part << "\n" << result.code;
+  }
+}
+
+// An output with initial values whose blocks pass through shared memory:
+// its ref is read through in_specs and written through out_specs of the
+// same pipeline step.
+TEST(GpuMosaicWgmma, AliasedStagedOutputIsReadAndWrittenInPlace) {
+  Result result = EmitMosaic(Input("aliased_output_bf16.tir"));
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  for (const char* part : {
+           "def _bump_program(x, y, out_init):",
+           "def _bump_blocks(_, x, y, out_init, out):\n"
+           "            _bump_kernel(x, y, out_init, out)",
+           ")(x, y, out_init, out_init)",
+           "out_ref = jax.new_ref(out_padded, memory_space=plgpu.GMEM)",
+           ")(x_padded, y_padded, out_ref)\n"
+           "    out = jax.freeze(out_ref)",
        }) {
     EXPECT_TRUE(Contains(result.code, part)) << part << "\n" << result.code;
   }
