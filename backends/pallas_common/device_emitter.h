@@ -170,18 +170,19 @@ class DeviceEmitter : public ExprEmitter {
  protected:
   // --- Launcher hook ---
   virtual bool EmitInnerLoop(const Stmt& loop, PyLines& out) = 0;
+  // True when the target stores into the elements of a block where a mask
+  // holds (MaskedStore); false: a jagged store writes its whole block back,
+  // the rows outside its window as read. That is a race where programs run
+  // at once and their blocks overlap (seen on an H200: a jagged softmax's
+  // rows zeroed by the neighbouring segment's write-back).
+  virtual bool HasMaskedStores() const { return false; }
   // A store of `value` into the elements of `ref_at` (`ref.at[...]`) where
-  // `mask` holds, or nullopt where the target has no masked store: then a
-  // jagged store writes its whole block back, the rows outside its window
-  // as read. That is a race where programs run at once and their blocks
-  // overlap (seen on an H200: a jagged softmax's rows zeroed by the
-  // neighbouring segment's write-back).
-  virtual std::optional<std::string> MaskedStore(
-      const std::string& /*ref_at*/, const std::string& /*value*/,
-      const std::string& /*mask*/) const {
-    return std::nullopt;
+  // `mask` holds; called only when HasMaskedStores.
+  virtual std::string MaskedStore(const std::string& /*ref_at*/,
+                                  const std::string& /*value*/,
+                                  const std::string& /*mask*/) const {
+    return "";
   }
-  bool HasMaskedStores() const { return MaskedStore("", "", "").has_value(); }
   // The index of this program along grid axis `axis` (the tile
   // `grid_tile`'s): pl.program_id under pl.pallas_call.
   virtual std::string ProgramIndex(int axis,

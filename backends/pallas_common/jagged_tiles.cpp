@@ -117,7 +117,7 @@ bool DeviceEmitter::EmitMaskedJaggedStore(const Stmt& stmt,
   }
   if (!FlushExprErrors(stmt.loc)) return false;
   out.Line(fmt::format("{} = {}", stored, value));
-  out.Line(*MaskedStore(ref_at, stored, mask));
+  out.Line(MaskedStore(ref_at, stored, mask));
   return true;
 }
 

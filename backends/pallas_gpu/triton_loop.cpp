@@ -38,9 +38,9 @@ class TritonLoopEmitter : public DeviceEmitter {
                ? ", precision=jax.lax.Precision.HIGHEST"
                : "";
   }
-  std::optional<std::string> MaskedStore(
-      const std::string& ref_at, const std::string& value,
-      const std::string& mask) const override {
+  bool HasMaskedStores() const override { return true; }
+  std::string MaskedStore(const std::string& ref_at, const std::string& value,
+                          const std::string& mask) const override {
     return fmt::format("pltriton.store({}, {}, mask={})", ref_at, value, mask);
   }
   bool EmitInnerLoop(const Stmt& loop, PyLines& out) override {
