@@ -212,6 +212,9 @@ class DeviceEmitter : public ExprEmitter {
   bool EmitJaggedLoop(const Stmt& loop, PyLines& out);
   std::string MaskJagged(const std::string& value, int64_t axis,
                          const TileInfo& tile, const std::string& fill);
+  // The jagged tile `index` indexes by, when its loop is running here;
+  // nullptr otherwise.
+  const TileInfo* RunningJaggedTile(const Index& index) const;
   // A store whose indices include a jagged tile keeps the rows outside its
   // valid window (they belong to neighbouring segments).
   std::string MaskJaggedStore(const Stmt& stmt, const std::string& target,

@@ -56,6 +56,14 @@ std::string DeviceEmitter::MaskJagged(const std::string& value, int64_t axis,
                      rt.begin, rt.lower, rt.end, fill);
 }
 
+const TileInfo* DeviceEmitter::RunningJaggedTile(const Index& index) const {
+  if (index.kind != IndexKind::kTile) return nullptr;
+  const TileInfo* tile = plan_.FindTile(index.expr->name);
+  return tile != nullptr && tile->jagged && runtime_.count(tile->name)
+             ? tile
+             : nullptr;
+}
+
 std::string DeviceEmitter::MaskJaggedStore(const Stmt& stmt,
                                            const std::string& target,
                                            const std::string& value) {
@@ -64,11 +72,8 @@ std::string DeviceEmitter::MaskJaggedStore(const Stmt& stmt,
   std::string masked = value;
   for (const Index& index : stmt.indices) {
     if (index.kind == IndexKind::kScalar) continue;
-    if (index.kind == IndexKind::kTile) {
-      const TileInfo* tile = plan_.FindTile(index.expr->name);
-      if (tile != nullptr && tile->jagged && runtime_.count(tile->name)) {
-        masked = MaskJagged(masked, axis, *tile, target);
-      }
+    if (const TileInfo* tile = RunningJaggedTile(index)) {
+      masked = MaskJagged(masked, axis, *tile, target);
     }
     ++axis;
   }
@@ -84,11 +89,8 @@ bool DeviceEmitter::StoresJaggedBlockMasked(const Stmt& stmt,
       stmt.indices.begin(), stmt.indices.end(),
       [](const Index& index) { return index.kind == IndexKind::kScalar; });
   const bool jagged = std::any_of(
-      stmt.indices.begin(), stmt.indices.end(), [&](const Index& index) {
-        if (index.kind != IndexKind::kTile) return false;
-        const TileInfo* tile = plan_.FindTile(index.expr->name);
-        return tile != nullptr && tile->jagged && runtime_.count(tile->name);
-      });
+      stmt.indices.begin(), stmt.indices.end(),
+      [&](const Index& index) { return RunningJaggedTile(index) != nullptr; });
   return jagged && sliced_only && target.find('[') != std::string::npos &&
          HasMaskedStores();
 }
@@ -104,14 +106,11 @@ bool DeviceEmitter::EmitMaskedJaggedStore(const Stmt& stmt,
   std::string mask;
   int64_t axis = 0;
   for (const Index& index : stmt.indices) {
-    if (index.kind == IndexKind::kTile) {
-      const TileInfo* tile = plan_.FindTile(index.expr->name);
-      if (tile != nullptr && tile->jagged && runtime_.count(tile->name)) {
-        const TileRuntime& rt = runtime_[tile->name];
-        mask += fmt::format("{}{}({}, {}, {}, {}, {})",
-                            mask.empty() ? "" : " & ", state_.WindowMask(),
-                            stored, axis, rt.begin, rt.lower, rt.end);
-      }
+    if (const TileInfo* tile = RunningJaggedTile(index)) {
+      const TileRuntime& rt = runtime_[tile->name];
+      mask += fmt::format("{}{}({}, {}, {}, {}, {})", mask.empty() ? "" : " & ",
+                          state_.WindowMask(), stored, axis, rt.begin, rt.lower,
+                          rt.end);
     }
     ++axis;
   }
