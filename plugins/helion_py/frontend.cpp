@@ -74,12 +74,11 @@ bool LikelyWideDots(const KernelDef& kernel, const PipelineInfo& pipeline) {
 // the cap changed nothing) and nothing was reported; otherwise the kernel
 // lowers again against `diagnostics`, so that each message is reported once.
 // Either order gives the same module; a right guess saves a lowering.
-std::optional<Function> LowerKernel(const KernelDef& kernel,
-                                    const ParsedFile& parsed,
-                                    const std::string& file,
-                                    const PipelineInfo& pipeline,
-                                    DiagnosticEngine& diagnostics,
-                                    int64_t dot_default_block) {
+std::optional<Function> LowerKernel(
+    const KernelDef& kernel, const ParsedFile& parsed, const std::string& file,
+    const PipelineInfo& pipeline, DiagnosticEngine& diagnostics,
+    int64_t dot_default_block, LoweringStats& stats) {
+  ++stats.lowerings;
   if (dot_default_block <= 0) {
     return KernelLowering(kernel, parsed, file, pipeline, diagnostics).Run();
   }
@@ -93,6 +92,7 @@ std::optional<Function> LowerKernel(const KernelDef& kernel,
   const bool right =
       cap == capped_first || !first.DefaultBlockAbove(dot_default_block);
   if (right && scratch.diagnostics().empty()) return function;
+  ++stats.lowerings;
   KernelLowering lowering(kernel, parsed, file, pipeline, diagnostics);
   if (cap) lowering.CapDefaultBlocks(dot_default_block);
   return lowering.Run();
@@ -103,15 +103,18 @@ std::optional<Function> LowerKernel(const KernelDef& kernel,
 absl::StatusOr<Module> LowerPython(std::string_view path, std::string_view text,
                                    const PipelineInfo& pipeline,
                                    DiagnosticEngine& diagnostics,
-                                   int64_t dot_default_block) {
+                                   int64_t dot_default_block,
+                                   LoweringStats* stats) {
+  LoweringStats unused;
   std::string file(path);
   size_t errors_before = diagnostics.error_count();
   ParsedFile parsed = ParseFile(text, file, diagnostics);
   Module module;
   module.source_file = file;
   for (const KernelDef& kernel : parsed.kernels) {
-    std::optional<Function> function = LowerKernel(
-        kernel, parsed, file, pipeline, diagnostics, dot_default_block);
+    std::optional<Function> function =
+        LowerKernel(kernel, parsed, file, pipeline, diagnostics,
+                    dot_default_block, stats ? *stats : unused);
     if (!function) continue;
     RewriteFlatGathers(*function);
     module.functions.push_back(*std::move(function));

@@ -18,6 +18,13 @@ namespace tessera::helion_py {
 // function. Errors go to `diagnostics`; the status is non-OK when any was
 // reported. The module is not verified: the plugin's frontend returns it
 // as is, and the pass manager verifies it on input (verify-each).
+// What LowerPython did, for tests of its cost: each kernel lowers once, or
+// twice when its first lowering's guess about capped blocks was wrong or it
+// reported something (see LowerKernel).
+struct LoweringStats {
+  int64_t lowerings = 0;
+};
+
 // `dot_default_block`: when positive, a kernel with a dot whose operands
 // are not 16-bit floats (f32, or converted to fp8) lowers with its default
 // blocks (the tile dims no block_size=, helion.Config or config gives)
@@ -27,7 +34,8 @@ namespace tessera::helion_py {
 absl::StatusOr<Module> LowerPython(std::string_view path, std::string_view text,
                                    const PipelineInfo& pipeline,
                                    DiagnosticEngine& diagnostics,
-                                   int64_t dot_default_block = 0);
+                                   int64_t dot_default_block = 0,
+                                   LoweringStats* stats = nullptr);
 
 // LowerPython, then the verifier: for callers without a pass manager
 // (unit tests, the frontend fuzzer, bench_frontend).
