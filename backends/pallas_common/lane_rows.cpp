@@ -76,8 +76,7 @@ ExprPtr Reshape(const Value& source, const Type& type, SourceLoc loc) {
 void RewriteHost(Function& host, const Function& device, size_t grid_rank,
                  const RowRefs& rows, const std::set<std::string>& written) {
   std::vector<Stmt>& stmts = host.body.stmts;
-  size_t launch_at = 0;
-  while (stmts[launch_at].kind != StmtKind::kLaunch) ++launch_at;
+  const size_t launch_at = FindTopLevelLaunch(host) - stmts.data();
   std::vector<Stmt> before, after;
   std::map<std::string, std::string> renamed;  // array -> its 1-D result
   Stmt& launch = stmts[launch_at];
@@ -177,10 +176,12 @@ std::optional<size_t> UnitSublaneDim(const Function& device, const Value& ref) {
 
 std::optional<Module> CarryRank1RefsAsRows(const Module& module,
                                            const Function& host) {
-  const Stmt* launch = FindTopLevelLaunch(host);
-  const Function* device = launch ? LaunchCallee(module, *launch) : nullptr;
-  if (device == nullptr) return std::nullopt;
-  const size_t grid_rank = launch->dims.size();
+  const std::optional<LaunchedDevice> launched =
+      FindLaunchedDevice(module, host);
+  if (!launched) return std::nullopt;
+  const Stmt* launch = launched->launch;
+  const Function* device = launched->device;
+  const size_t grid_rank = launched->grid_rank();
   RowRefs rows;
   const std::set<std::string> scalar_refs = RefsReadOnlyAsScalars(*device);
   for (size_t i = grid_rank; i < device->params.size(); ++i) {

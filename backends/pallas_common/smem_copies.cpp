@@ -223,9 +223,10 @@ class IndexInliner {
 
 std::optional<Module> PassIndexRefsTwice(const Module& module,
                                          const Function& host) {
-  const Stmt* launch = FindTopLevelLaunch(host);
-  const Function* device = launch ? LaunchCallee(module, *launch) : nullptr;
-  if (device == nullptr) return std::nullopt;
+  const std::optional<LaunchedDevice> launched =
+      FindLaunchedDevice(module, host);
+  if (!launched) return std::nullopt;
+  const Function* device = launched->device;
   const std::set<std::string> both =
       RefsReadBothWays(*device, TensorDefinitions(*device));
   if (both.empty()) return std::nullopt;
@@ -233,10 +234,7 @@ std::optional<Module> PassIndexRefsTwice(const Module& module,
   Module copy = CloneModule(module);
   Function& new_host = *copy.FindFunction(host.name);
   Function& new_device = *copy.FindFunction(device->name);
-  Stmt* new_launch = nullptr;
-  for (Stmt& stmt : new_host.body.stmts) {
-    if (stmt.kind == StmtKind::kLaunch) new_launch = &stmt;
-  }
+  Stmt* new_launch = FindTopLevelLaunch(new_host);
   const size_t grid_rank = new_launch->dims.size();
   std::map<std::string, Value> copies;
   const size_t params = new_device.params.size();

@@ -186,11 +186,12 @@ class UnitTileRewrite {
 
 std::optional<Module> SqueezeUnitBatchTile(const Module& module,
                                            const Function& host) {
-  const Stmt* launch = FindTopLevelLaunch(host);
-  const Function* device = launch ? LaunchCallee(module, *launch) : nullptr;
-  if (device == nullptr) return std::nullopt;
-  const size_t grid_rank = launch->dims.size();
-  for (size_t i = 0; i < grid_rank && i < device->params.size(); ++i) {
+  const std::optional<LaunchedDevice> launched =
+      FindLaunchedDevice(module, host);
+  if (!launched) return std::nullopt;
+  const Function* device = launched->device;
+  for (size_t i = 0; i < launched->grid_rank() && i < device->params.size();
+       ++i) {
     const Value& tile = device->params[i];
     if (!tile.type.is_tile() || tile.type.shape.empty() ||
         !tile.type.shape[0].is_static() || tile.type.shape[0].size != 1) {
