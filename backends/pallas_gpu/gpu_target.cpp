@@ -198,6 +198,9 @@ class GpuTarget : public PallasTarget {
                                         KernelCost& cost) const override {
     cost.problem = "pallas-gpu has no cost model";
     if (plan.launcher == Launcher::kMosaicGpu) {
+      if (std::optional<std::string> shared = MosaicSharedOutputBlock(plan)) {
+        return shared;
+      }
       out.Line("compiler_params=plgpu.CompilerParams(),");
       return options_.check_legality
                  ? MosaicSharedMemoryProblem(plan, MosaicPipelineStages())
@@ -341,6 +344,36 @@ class GpuTarget : public PallasTarget {
         "choose smaller blocks{}",
         total / 1024, stages, kGpuSharedMemoryBytes / 1024,
         stages > kMosaicDefaultStages ? " or fewer stages" : "");
+  }
+
+  // Mosaic GPU runs the grid's programs at once, and each copies its staged
+  // output blocks back whole: a block that stays the same along some grid
+  // axis is written by every program along it, a race (the last copy wins)
+  // that interpret mode, running the programs one after another, cannot
+  // show. Such blocks arise where the kernel slices a ref kept whole (a
+  // grid that starts at a call-time offset).
+  static std::optional<std::string> MosaicSharedOutputBlock(
+      const KernelPlan& plan) {
+    for (const RefPlan& ref : plan.refs) {
+      if (!ref.written() || ref.stream_loop != nullptr || ref.atomic) continue;
+      for (const std::string& grid_tile : plan.grid_tiles) {
+        const bool follows = std::any_of(
+            ref.dims.begin(), ref.dims.end(), [&](const SpecDim& dim) {
+              return dim.kind == SpecKind::kBlocked &&
+                     dim.grid_tile == grid_tile;
+            });
+        if (follows) continue;
+        return fmt::format(
+            "the mosaic launcher of pallas-gpu cannot write output '{}' "
+            "here: its block is the same for every program along grid tile "
+            "'{}', and Mosaic GPU runs those programs at once, each copying "
+            "the block back (a race); give the kernel static shapes (--arg), "
+            "so that the output is blocked along every grid tile, or use "
+            "configs/pallas_gpu_triton.toml",
+            ref.name, grid_tile);
+      }
+    }
+    return std::nullopt;
   }
 
   int64_t MosaicPipelineStages() const {

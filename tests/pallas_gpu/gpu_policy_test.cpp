@@ -315,5 +315,25 @@ TEST(GpuMosaic, PartialAxisReductionIsALocatedError) {
       << result.diagnostics;
 }
 
+// An output the plan keeps whole (a grid from a call-time offset) would be
+// copied back by every program at once: a located error, not a race.
+TEST(GpuMosaic, OutputBlockSharedByProgramsIsALocatedError) {
+  GpuModuleOptions options;
+  options.launcher = Launcher::kMosaicGpu;
+  Result result =
+      Emit(ReadInput("offset_grid_output_f32.tir", GPU_INPUTS), options);
+  EXPECT_FALSE(result.ok);
+  EXPECT_TRUE(Contains(result.diagnostics,
+                       "second_half.py:10:5: error: the mosaic launcher of "
+                       "pallas-gpu cannot write output 'out' here: its block "
+                       "is the same for every program along grid tile "
+                       "'tile_m'"))
+      << result.diagnostics;
+  // The triton launcher writes global memory directly: no race.
+  options.launcher = Launcher::kTriton;
+  EXPECT_TRUE(
+      Emit(ReadInput("offset_grid_output_f32.tir", GPU_INPUTS), options).ok);
+}
+
 }  // namespace
 }  // namespace tessera::pallas
