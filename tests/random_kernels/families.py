@@ -195,7 +195,8 @@ class RowReduce:
         if keepdim:
             post_leaves = {"v": ops.dtype_of(pre, {"x": program["dtype"]}) or F32}
             post_leaves["red"] = post_leaves["v"]
-            exprs["post"] = ops.ExprGen(rng, post_leaves).tree(int(rng.integers(1, 3)))[0]
+            exprs["post"] = ops.ExprGen(rng, post_leaves, inexact={"v", "red"}).tree(
+                int(rng.integers(1, 3)))[0]
             if not tree_uses(exprs["post"], "red"):
                 exprs["post"] = ["sub", exprs["post"], ["leaf", "red"]]
         program.update(dims=dims, extents=extents, blocks=blocks, exprs=exprs, features=[],
@@ -476,7 +477,7 @@ class Matmul:
         leaves = {"acc": F32}
         if "bias" in features:
             leaves["bias"] = program["dtype"]
-        epi, _ = ops.ExprGen(rng, leaves).tree(int(rng.integers(0, 3)))
+        epi, _ = ops.ExprGen(rng, leaves, inexact={"acc"}).tree(int(rng.integers(0, 3)))
         program.update(extents=extents, blocks=blocks, features=features, batched=batched,
                        exprs={"epi": epi}, prologue=choose(rng, sorted(PROLOGUES)),
                        form=choose(rng, ("addmm", "plus", "augmented")))

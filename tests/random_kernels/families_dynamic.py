@@ -369,7 +369,7 @@ class Jagged:
             blocks["k"] = int(choose(rng, BLOCKS["sub"][:4]))
         features = [f for f in ("mean", "post") if rng.random() < 0.4]
         pre, _ = ops.ExprGen(rng, {"x_v": F32}).tree(int(rng.integers(0, 3)))
-        post, _ = ops.ExprGen(rng, {"acc": F32}).tree(int(rng.integers(1, 3)))
+        post, _ = ops.ExprGen(rng, {"acc": F32}, inexact={"acc"}).tree(int(rng.integers(1, 3)))
         program.update(extents=extents, blocks=blocks, features=features,
                        exprs={"pre": pre, "post": post}, augmented=bool(rng.random() < 0.5))
         # Drawn last (older programs keep their fields): a running max
