@@ -2,22 +2,16 @@
 
 #include <map>
 
+#include "absl/strings/str_join.h"
+
 #include "fmt/format.h"
 
 namespace tessera::pallas {
 namespace {
 
-std::string CommaList(const std::vector<std::string>& items) {
-  std::string text;
-  for (size_t i = 0; i < items.size(); ++i) {
-    text += (i ? ", " : "") + items[i];
-  }
-  return text;
-}
-
 // "(a,)" for one item: a Python tuple.
 std::string TupleText(const std::vector<std::string>& items) {
-  return "(" + CommaList(items) + (items.size() == 1 ? ",)" : ")");
+  return "(" + absl::StrJoin(items, ", ") + (items.size() == 1 ? ",)" : ")");
 }
 
 void SpecList(const std::string& key, const std::vector<LaunchSpec>& specs,
@@ -87,12 +81,13 @@ void WriteMosaicKernelLaunch(const LaunchCall& call, ModuleState& state,
     kernel_args.push_back(fmt::format("{}={}", kwarg.name, kwarg.host_value));
   }
   const std::string kernel_call =
-      fmt::format("{}({})", call.kernel_fn, CommaList(kernel_args));
+      fmt::format("{}({})", call.kernel_fn, absl::StrJoin(kernel_args, ", "));
 
   const std::string program =
       state.names.Fresh("_" + call.kernel_name + "_program");
   out.Blank();
-  out.Line(fmt::format("def {}({}):", program, CommaList(program_params)));
+  out.Line(
+      fmt::format("def {}({}):", program, absl::StrJoin(program_params, ", ")));
   out.Indent();
   if (staged_in.empty() && staged_out.empty()) {
     out.Line(kernel_call);
@@ -119,7 +114,8 @@ void WriteMosaicKernelLaunch(const LaunchCall& call, ModuleState& state,
     block_params.insert(block_params.end(), staged_out.begin(),
                         staged_out.end());
     out.Blank();
-    out.Line(fmt::format("def {}({}):", blocks, CommaList(block_params)));
+    out.Line(
+        fmt::format("def {}({}):", blocks, absl::StrJoin(block_params, ", ")));
     out.Indent();
     out.Line(kernel_call);
     out.Dedent();
@@ -133,7 +129,7 @@ void WriteMosaicKernelLaunch(const LaunchCall& call, ModuleState& state,
     out.Dedent();
     std::vector<std::string> refs = staged_in_refs;
     refs.insert(refs.end(), staged_out_refs.begin(), staged_out_refs.end());
-    out.Line(fmt::format(")({})", CommaList(refs)));
+    out.Line(fmt::format(")({})", absl::StrJoin(refs, ", ")));
   }
   out.Dedent();
   out.Blank();
@@ -154,9 +150,9 @@ void WriteMosaicKernelLaunch(const LaunchCall& call, ModuleState& state,
     fresh_names.push_back(call.out_names[o]);
     fresh_shapes.push_back(call.out_shapes[o]);
   }
-  out.Line(fresh_names.empty()
-               ? "pl.kernel("
-               : fmt::format("{} = pl.kernel(", CommaList(fresh_names)));
+  out.Line(fresh_names.empty() ? "pl.kernel("
+                               : fmt::format("{} = pl.kernel(",
+                                             absl::StrJoin(fresh_names, ", ")));
   out.Indent();
   out.Line(program + ",");
   out.Line(fmt::format("out_type={},", fresh_shapes.size() == 1
@@ -178,7 +174,7 @@ void WriteMosaicKernelLaunch(const LaunchCall& call, ModuleState& state,
   out.Append(call.call_params);
   out.Line(fmt::format("interpret={}(interpret),", interpret_fn));
   out.Dedent();
-  out.Line(fmt::format(")({})", CommaList(args)));
+  out.Line(fmt::format(")({})", absl::StrJoin(args, ", ")));
   for (const auto& [name, ref] : frozen) {
     out.Line(fmt::format("{} = jax.freeze({})", name, ref));
   }
