@@ -314,9 +314,16 @@ class GpuTarget : public PallasTarget {
   }
 
  private:
-  GpuLaunch Launch(const KernelPlan& plan) const {
-    return ChooseGpuLaunch(
-        plan, GpuLaunchRequest{options_.num_warps, options_.num_stages});
+  // The policy's choice for `plan`, made once: CallParams and then
+  // HeaderDetails ask for the same kernel's (its footprint walk is half
+  // the cost of choosing).
+  const GpuLaunch& Launch(const KernelPlan& plan) const {
+    if (launch_plan_ != &plan) {
+      launch_ = ChooseGpuLaunch(
+          plan, GpuLaunchRequest{options_.num_warps, options_.num_stages});
+      launch_plan_ = &plan;
+    }
+    return launch_;
   }
   // Mosaic GPU stages every ref's block in shared memory; an output that
   // is also read comes in as an aliased input too (its initial contents),
@@ -475,6 +482,9 @@ class GpuTarget : public PallasTarget {
   // Its interpret-mode helper (mosaic_launch.h), likewise.
   mutable std::string interpret_helper_;
   mutable bool interpret_helper_used_ = false;
+  // Launch(): the plan it last chose for and that choice.
+  mutable const KernelPlan* launch_plan_ = nullptr;
+  mutable GpuLaunch launch_;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "frontend.h"
 
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "flat_gathers.h"
@@ -28,6 +29,16 @@ bool HasDotOfWideOperands(const Function& function) {
   return found;
 }
 
+// The last name of a callee spelled as a dotted name (`torch.matmul`:
+// "matmul"), as DottedName would end, without building it; empty for any
+// other callee (`x[0].matmul`).
+std::string_view DottedNameTail(const Node& callee) {
+  const Node* base = &callee;
+  while (base->kind == NodeKind::kAttribute) base = base->children[0].get();
+  return base->kind == NodeKind::kName ? std::string_view(callee.text)
+                                       : std::string_view();
+}
+
 // A guess, before lowering, that the kernel's dots will be of wide
 // operands: its source holds a matmul (`@`, `torch.matmul` and the like,
 // `hl.dot`) and some tensor parameter has no bf16 / f16 `--arg` (an
@@ -38,10 +49,9 @@ bool LikelyWideDots(const KernelDef& kernel, const PipelineInfo& pipeline) {
     if (node.kind == NodeKind::kBinary &&
         node.op == static_cast<uint8_t>(BinaryOp::kMatMul)) {
       matmul = true;
-    } else if (node.kind == NodeKind::kCall && !node.children.empty() &&
-               node.children[0]) {
-      const std::string name = DottedName(*node.children[0]);
-      const std::string last = name.substr(name.rfind('.') + 1);
+    } else if (!matmul && node.kind == NodeKind::kCall &&
+               !node.children.empty() && node.children[0]) {
+      const std::string_view last = DottedNameTail(*node.children[0]);
       for (const char* dot :
            {"matmul", "mm", "bmm", "addmm", "baddbmm", "dot"}) {
         if (last == dot) matmul = true;
