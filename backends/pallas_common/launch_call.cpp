@@ -5,9 +5,17 @@
 namespace tessera::pallas {
 namespace {
 
-// `key=[item, ...],` one item a line; a single item bare where asked.
-void KeywordList(const std::string& key, const std::vector<std::string>& items,
-                 bool single_bare, PyLines& out) {
+std::vector<std::string> SpecTexts(const std::vector<LaunchSpec>& specs) {
+  std::vector<std::string> texts;
+  for (const LaunchSpec& spec : specs) texts.push_back(spec.text);
+  return texts;
+}
+
+}  // namespace
+
+void WriteKeywordList(const std::string& key,
+                      const std::vector<std::string>& items, bool single_bare,
+                      PyLines& out) {
   if (single_bare && items.size() == 1) {
     out.Line(fmt::format("{}={},", key, items[0]));
     return;
@@ -18,14 +26,6 @@ void KeywordList(const std::string& key, const std::vector<std::string>& items,
   out.Dedent();
   out.Line("],");
 }
-
-std::vector<std::string> SpecTexts(const std::vector<LaunchSpec>& specs) {
-  std::vector<std::string> texts;
-  for (const LaunchSpec& spec : specs) texts.push_back(spec.text);
-  return texts;
-}
-
-}  // namespace
 
 void WritePallasCall(const LaunchCall& call, PyLines& out) {
   std::string kernel = call.kernel_fn;
@@ -50,18 +50,18 @@ void WritePallasCall(const LaunchCall& call, PyLines& out) {
     out.Line(fmt::format("num_scalar_prefetch={},", call.num_prefetched));
   }
   out.Line(fmt::format("grid={},", call.grid));
-  KeywordList("in_specs", SpecTexts(call.in_specs), false, out);
-  KeywordList("out_specs", SpecTexts(call.out_specs), true, out);
+  WriteKeywordList("in_specs", SpecTexts(call.in_specs), false, out);
+  WriteKeywordList("out_specs", SpecTexts(call.out_specs), true, out);
   if (prefetch) {
     if (!call.scratch_shapes.empty()) {
-      KeywordList("scratch_shapes", call.scratch_shapes, false, out);
+      WriteKeywordList("scratch_shapes", call.scratch_shapes, false, out);
     }
     out.Dedent();
     out.Line("),");
   }
-  KeywordList("out_shape", call.out_shapes, true, out);
+  WriteKeywordList("out_shape", call.out_shapes, true, out);
   if (!prefetch && !call.scratch_shapes.empty()) {
-    KeywordList("scratch_shapes", call.scratch_shapes, false, out);
+    WriteKeywordList("scratch_shapes", call.scratch_shapes, false, out);
   }
   if (!call.aliases.empty()) {
     std::string text = "{";

@@ -55,6 +55,12 @@ struct LaunchCall {
   std::vector<std::string> args;  // host arrays, in operand order
 };
 
+// `key=[item, ...],`, one item a line; a single item bare (`key=item,`)
+// where `single_bare`.
+void WriteKeywordList(const std::string& key,
+                      const std::vector<std::string>& items, bool single_bare,
+                      PyLines& out);
+
 // `outs = pl.pallas_call(kernel, grid=..., in_specs=..., ...)(args)`.
 void WritePallasCall(const LaunchCall& call, PyLines& out);
 

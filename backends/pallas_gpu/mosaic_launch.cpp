@@ -22,16 +22,7 @@ void SpecList(const std::string& key, const std::vector<LaunchSpec>& specs,
     items.push_back(fmt::format("plgpu.BlockSpec({}, lambda _: {})", spec.block,
                                 spec.index));
   }
-  if (items.empty()) return;
-  if (items.size() == 1) {
-    out.Line(fmt::format("{}=[{}],", key, items[0]));
-    return;
-  }
-  out.Line(key + "=[");
-  out.Indent();
-  for (const std::string& item : items) out.Line(item + ",");
-  out.Dedent();
-  out.Line("],");
+  if (!items.empty()) WriteKeywordList(key, items, false, out);
 }
 
 }  // namespace

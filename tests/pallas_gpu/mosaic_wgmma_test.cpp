@@ -57,8 +57,10 @@ TEST(GpuMosaicWgmma, LaunchIsAKernelOverAMosaicGpuMesh) {
            "def _matmul_program(x, y, out):",
            "def _matmul_blocks(_, out):\n"
            "            _matmul_kernel(x, y, out)",
-           "out_specs=[plgpu.BlockSpec((128, 128), lambda _: (tile_m, "
-           "tile_n))],\n"
+           "out_specs=[\n"
+           "                plgpu.BlockSpec((128, 128), lambda _: (tile_m, "
+           "tile_n)),\n"
+           "            ],\n"
            "        )(out)",
            "out = pl.kernel(\n"
            "        _matmul_program,",
