@@ -41,15 +41,15 @@ void WriteMosaicKernelLaunch(const LaunchCall& call, ModuleState& state,
 
   // The program: its operands are the inputs, the aliased refs and the
   // fresh outputs (pl.kernel's own outputs), then scratch.
-  std::vector<std::string> program_params, kernel_args, staged_in,
-      staged_in_refs, staged_out, staged_out_refs;
+  // staged_in: the inputs' names, both in the program and in the pipeline
+  // step; staged_out: the outputs' names in the step, staged_out_refs the
+  // refs they are copied back to (an aliased output's initial-values ref).
+  std::vector<std::string> program_params, kernel_args, staged_in, staged_out,
+      staged_out_refs;
   for (size_t i = 0; i < num_in; ++i) {
     program_params.push_back(param(i));
     kernel_args.push_back(param(i));
-    if (!call.in_specs[i].in_memory()) {
-      staged_in.push_back(param(i));
-      staged_in_refs.push_back(param(i));
-    }
+    if (!call.in_specs[i].in_memory()) staged_in.push_back(param(i));
   }
   for (size_t o = 0; o < num_out; ++o) {
     const std::string& name = param(num_in + o);
@@ -118,7 +118,7 @@ void WriteMosaicKernelLaunch(const LaunchCall& call, ModuleState& state,
     SpecList("in_specs", call.in_specs, out);
     SpecList("out_specs", call.out_specs, out);
     out.Dedent();
-    std::vector<std::string> refs = staged_in_refs;
+    std::vector<std::string> refs = staged_in;
     refs.insert(refs.end(), staged_out_refs.begin(), staged_out_refs.end());
     out.Line(fmt::format(")({})", absl::StrJoin(refs, ", ")));
   }
