@@ -70,6 +70,10 @@ seeds_of() {
 }
 
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+# A campaign records no allocation stacks: unwinding at every malloc cost
+# helion_frontend a quarter of its executions (perf: StackDepot::Put and
+# UnwindFast). A finding is replayed with full stacks by its _replay binary.
+if ((seconds > 120)); then ASAN_OPTIONS+=:malloc_context_size=0; fi
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # A short run (CI) runs every fuzzer at once for `seconds`; a campaign splits
 # its time: each fuzzer runs seconds * jobs / count, at most `jobs` at a

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace tessera::pallas {
 
@@ -17,9 +18,21 @@ struct BlockDim {
 
 // One VMEM allocation of the kernel.
 struct VmemBuffer {
+  VmemBuffer() = default;
+  VmemBuffer(std::string what, int64_t bytes, int64_t copies = 1,
+             std::string call_time_bytes = "")
+      : what(std::move(what)),
+        bytes(bytes),
+        copies(copies),
+        call_time_bytes(std::move(call_time_bytes)) {}
+
   std::string what;    // e.g. "input x, block (64, 512) f32"
   int64_t bytes = 0;   // one copy
   int64_t copies = 1;  // buffer count (2 for double-buffered pipelines)
+  // A block whose size the call's shapes decide (a whole dim of symbolic
+  // size): one copy's bytes as a Python expression of the host function,
+  // e.g. "65536 * x.shape[2]"; `bytes` is 0 then.
+  std::string call_time_bytes;
 };
 
 }  // namespace tessera::pallas

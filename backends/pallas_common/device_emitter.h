@@ -29,6 +29,9 @@ struct ModuleState {
   std::string round_up_fn;
   // The target's own module-level helper (PallasTarget::ReserveNames).
   std::string target_fn;
+  // The target's helper that sizes on-chip memory when the call's shapes
+  // decide a block (PallasTarget::CallParams).
+  std::string call_time_memory_fn;
   std::string window_fn;  // jagged tiles: masks outside [lower, limit)
   std::string gather_fn;  // gathers: one dynamic-slice load per row
   std::string GatherRows() {

@@ -509,14 +509,26 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     }
     block += ")";
     index += ")";
-    int64_t bytes = DTypeBytes(ref.type.dtype);
-    for (int64_t size : sizes) bytes = size < 0 ? 0 : bytes * size;
+    int64_t static_bytes = DTypeBytes(ref.type.dtype);
+    std::string call_time_bytes;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      if (sizes[d] >= 0) {
+        static_bytes *= sizes[d];
+        continue;
+      }
+      const std::string dim = padded_dim(ref, d);
+      call_time_bytes += fmt::format(
+          " * {}", dim.find(' ') == std::string::npos ? dim : "(" + dim + ")");
+    }
+    if (!call_time_bytes.empty()) {
+      call_time_bytes = fmt::format("{}{}", static_bytes, call_time_bytes);
+    }
     vmem.push_back(VmemBuffer{
         fmt::format("block {} of {}{}", block, ref.name,
                     ref.lane_selected ? " (whole rows: an element gather picks "
                                         "one lane per row from them)"
                                       : ""),
-        bytes, 2});
+        call_time_bytes.empty() ? static_bytes : 0, 2, call_time_bytes});
     if (auto problem =
             options_.check_legality
                 ? target_.CheckBlock(RefBlockDims(ref), ref.type.dtype)
@@ -565,8 +577,8 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
   for (const VmemBuffer& buffer : device_emitter->vmem_buffers()) {
     vmem.push_back(buffer);
   }
-  if (std::optional<std::string> error =
-          target_.CallParams(plan_, bindings, vmem, call.call_params, cost_)) {
+  if (std::optional<std::string> error = target_.CallParams(
+          plan_, bindings, vmem, state_, call.call_params, cost_)) {
     return Fail(launch.loc, *error);
   }
 

@@ -180,10 +180,11 @@ class PallasTarget {
   // The pallas_call's keyword lines after its operands' specs
   // (compiler_params, cost_estimate), given the on-chip buffers the kernel
   // uses; an error text when they do not fit. Fills `cost` when the target
-  // has a cost model (`host`: the host's names for the kernel's sizes).
+  // has a cost model (`host`: the host's names for the kernel's sizes). A
+  // module-level helper the lines call is named in `state`.
   virtual std::optional<std::string> CallParams(
       const KernelPlan& plan, const HostBindings& host,
-      const std::vector<VmemBuffer>& buffers, PyLines& out,
+      const std::vector<VmemBuffer>& buffers, ModuleState& state, PyLines& out,
       KernelCost& cost) const = 0;
   // Writes the host function's kernel launch: `pl.pallas_call` unless the
   // target's kernels have another entry point.

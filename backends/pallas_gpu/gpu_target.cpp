@@ -194,7 +194,7 @@ class GpuTarget : public PallasTarget {
   std::optional<std::string> CallParams(const KernelPlan& plan,
                                         const HostBindings& host,
                                         const std::vector<VmemBuffer>&,
-                                        PyLines& out,
+                                        ModuleState&, PyLines& out,
                                         KernelCost& cost) const override {
     cost.problem = "pallas-gpu has no cost model";
     if (plan.launcher == Launcher::kMosaicGpu) {

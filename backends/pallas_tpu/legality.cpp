@@ -1,6 +1,8 @@
 #include "legality.h"
 
 #include <algorithm>
+#include <span>
+#include <string>
 
 #include "cost_model/hardware.h"
 #include "fmt/format.h"
@@ -112,7 +114,14 @@ VmemPlan PlanVmem(std::span<const VmemBuffer> buffers,
   return plan;
 }
 
-VmemBuffer CompilerScratch(const Function& device) {
+namespace {
+
+struct LargestValue {
+  int64_t bytes = 0;
+  std::string what = "none";
+};
+
+LargestValue LargestStaticKernelValue(const Function& device) {
   int64_t largest = 0;
   std::string what = "none";
   auto consider = [&](const Value& value) {
@@ -147,9 +156,53 @@ VmemBuffer CompilerScratch(const Function& device) {
       });
     });
   });
+  return LargestValue{largest, what};
+}
+
+}  // namespace
+
+VmemBuffer CompilerScratch(const Function& device) {
+  const LargestValue largest = LargestStaticKernelValue(device);
   return VmemBuffer{
-      fmt::format("compiler scratch for kernel values (largest: {})", what),
-      2 * largest + kMiB, 1};
+      fmt::format("compiler scratch for kernel values (largest: {})",
+                  largest.what),
+      2 * largest.bytes + kMiB, 1};
+}
+
+std::string CallTimeVmemNeed(std::span<const VmemBuffer> buffers,
+                             const Function& device) {
+  int64_t static_bytes = kMiB;
+  std::string call_time;
+  std::string scratch_sizes =
+      fmt::format("{}", LargestStaticKernelValue(device).bytes);
+  for (const VmemBuffer& buffer : buffers) {
+    static_bytes += buffer.bytes * buffer.copies;
+    if (buffer.call_time_bytes.empty()) continue;
+    call_time +=
+        fmt::format(" + {} * ({})", buffer.copies, buffer.call_time_bytes);
+    scratch_sizes += ", " + buffer.call_time_bytes;
+  }
+  if (call_time.empty()) return "";
+  return fmt::format("{}{} + 2 * max({})", static_bytes, call_time,
+                     scratch_sizes);
+}
+
+std::string VmemLimitHelper(const std::string& name, const TpuGeneration& tpu) {
+  std::string text;
+  text += fmt::format("\n\ndef {}(need):\n", name);
+  text +=
+      "    # Some blocks take a whole dim whose size the call decides, so the "
+      "VMEM\n"
+      "    # the kernel needs is known only now: tessera's compile-time rule "
+      "for\n"
+      "    # static shapes, except that a need past the chip's VMEM asks for "
+      "all of\n"
+      "    # it and leaves the verdict to the TPU compiler.\n";
+  text += fmt::format("    if need <= {}:\n", tpu.default_scoped_vmem_bytes);
+  text += "        return None\n";
+  text += "    wanted = -(-(need + need // 4) // 2**20) * 2**20\n";
+  text += fmt::format("    return min(wanted, {})\n", tpu.vmem_capacity_bytes);
+  return text;
 }
 
 }  // namespace tessera::pallas

@@ -55,6 +55,24 @@ struct VmemPlan {
 // both add it.)
 VmemBuffer CompilerScratch(const Function& device);
 
+// When some of `buffers` are sized by the call's shapes (call_time_bytes),
+// the Python expression, in the host function, of the bytes the kernel
+// needs: the static buffers, each call-time block times its copies, and the
+// compiler scratch with the call-time blocks among the values it is sized by
+// (a kernel value is at most about a block). Empty when every buffer is
+// static: PlanVmem decides at compile time then.
+std::string CallTimeVmemNeed(std::span<const VmemBuffer> buffers,
+                             const Function& device);
+
+// The module-level Python helper `name(need)` that turns the call-time
+// need into the pallas_call's vmem_limit_bytes for `tpu`, PlanVmem's rule:
+// None within the default scoped limit, else the need plus a quarter in
+// whole MiB, at most the capacity. Past the capacity it does not refuse, as
+// PlanVmem does: its compiler scratch (twice the largest block) is a bound,
+// and at trace time the real compiler is there to judge (random kernel seed
+// 301593: an estimated 193 MiB compiled within 100 MiB).
+std::string VmemLimitHelper(const std::string& name, const TpuGeneration& tpu);
+
 VmemPlan PlanVmem(std::span<const VmemBuffer> buffers,
                   const TpuGeneration& tpu);
 

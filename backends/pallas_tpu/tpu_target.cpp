@@ -122,13 +122,29 @@ class TpuTarget : public PallasTarget {
   std::optional<std::string> CallParams(const KernelPlan& plan,
                                         const HostBindings& host,
                                         const std::vector<VmemBuffer>& buffers,
-                                        PyLines& out,
+                                        ModuleState& state, PyLines& out,
                                         KernelCost& cost) const override {
     std::vector<VmemBuffer> vmem = buffers;
     vmem.push_back(CompilerScratch(*plan.device));
     VmemPlan vmem_plan =
         options_.check_legality ? PlanVmem(vmem, options_.tpu) : VmemPlan{};
     if (!vmem_plan.error.empty()) return vmem_plan.error;
+    // A block sized by the call's shapes: the limit is computed when the
+    // kernel is traced (seed 302788 of the random kernels: a whole dim of
+    // 150 in (128, 128, n) f32 blocks ran out of the 32 MiB scoped VMEM).
+    std::string limit_text;
+    if (options_.check_legality) {
+      const std::string need = CallTimeVmemNeed(buffers, *plan.device);
+      if (!need.empty()) {
+        if (state.call_time_memory_fn.empty()) {
+          state.call_time_memory_fn = state.names.Fresh("_vmem_limit_bytes");
+        }
+        limit_text = fmt::format("{}({})", state.call_time_memory_fn, need);
+      }
+    }
+    if (limit_text.empty() && vmem_plan.vmem_limit_bytes) {
+      limit_text = fmt::format("{}", *vmem_plan.vmem_limit_bytes);
+    }
     std::optional<KernelCounts> counts = Estimate(plan, host, cost);
     std::string semantics = "(";
     for (size_t i = 0; i < plan.dimension_semantics.size(); ++i) {
@@ -139,10 +155,9 @@ class TpuTarget : public PallasTarget {
     semantics += ")";
     out.Line("compiler_params=pltpu.CompilerParams(");
     out.Indent();
-    if (vmem_plan.vmem_limit_bytes) {
+    if (!limit_text.empty()) {
       out.Line(fmt::format("dimension_semantics={},", semantics));
-      out.Line(
-          fmt::format("vmem_limit_bytes={}),", *vmem_plan.vmem_limit_bytes));
+      out.Line(fmt::format("vmem_limit_bytes={}),", limit_text));
     } else {
       out.Line(fmt::format("dimension_semantics={}),", semantics));
     }
@@ -156,7 +171,11 @@ class TpuTarget : public PallasTarget {
     return TpuScanExpr(state, call, error);
   }
   std::string ModuleHelpers(const ModuleState& state) const override {
-    return pallas::ModuleHelpers(state, state.target_fn);
+    std::string helpers = pallas::ModuleHelpers(state, state.target_fn);
+    if (!state.call_time_memory_fn.empty()) {
+      helpers += VmemLimitHelper(state.call_time_memory_fn, options_.tpu);
+    }
+    return helpers;
   }
   std::vector<std::pair<std::string, std::string>> Imports() const override {
     return {{"pltpu", "from jax.experimental.pallas import tpu as pltpu"}};

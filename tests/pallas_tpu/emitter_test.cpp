@@ -399,6 +399,54 @@ TEST(Emitter, AboveDefaultLimitSetsVmemLimitBytes) {
       << result.code;
 }
 
+TEST(Emitter, BlocksSizedByTheCallGetTheirVmemLimitWhenTraced) {
+  // x[tile_m, :] on a symbolic n: each (128, n) f32 block is 512 * n bytes,
+  // known only when the kernel is traced (random kernel seed 302788: with n
+  // = 150 the real compiler ran out of the 32 MiB scoped VMEM). The limit is
+  // computed then, by the module's helper.
+  constexpr char kRowMax[] = R"(module "row_max.tir" properties [ssa, outlined]
+
+func host @row_max(x: ref<f32[m, n]>) -> (ref<f32[m]>) @1:1 {
+  m: i64 = size(x) {dim = 0} @1:1
+  n: i64 = size(x) {dim = 1} @1:1
+  out: ref<f32[m]> = empty() {shape = dims[m], dtype = f32} @2:3
+  launch @row_max_device grid(0:m:128) (x, out, m, n) @3:3
+  return out @5:3
+}
+
+func device @row_max_device(tile_m: tile<128>, x: ref<f32[m, n]>, out: ref<f32[m]>, m: i64, n: i64) {kernel = "row_max"} @3:3 {
+  store out[tile_m] = amax(load(x)[tile_m, :]) {dim = 1, keepdim = false} @4:5
+  return
+}
+)";
+  Result result = EmitText(kRowMax, Launcher::kUnroll, "v6e");
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  // The x block twice, the compiler scratch from the larger of the largest
+  // static value and the x block, 1 MiB, and the out block (2 x 512 B).
+  EXPECT_NE(result.code.find("vmem_limit_bytes=_vmem_limit_bytes(1049600 + "
+                             "2 * (512 * x.shape[1]) + 2 * max("),
+            std::string::npos)
+      << result.code;
+  EXPECT_NE(result.code.find("def _vmem_limit_bytes(need):"), std::string::npos)
+      << result.code;
+  // The v6e's numbers: 32 MiB scoped by default, 128 MiB in all.
+  EXPECT_NE(result.code.find("if need <= 33554432:"), std::string::npos);
+  EXPECT_NE(result.code.find("return min(wanted, 134217728)"),
+            std::string::npos);
+
+  // With static shapes the limit stays a compile-time number.
+  std::string static_text = kRowMax;
+  const std::string symbolic_type = "f32[m, n]";
+  for (size_t at = static_text.find(symbolic_type); at != std::string::npos;
+       at = static_text.find(symbolic_type)) {
+    static_text.replace(at, symbolic_type.size(), "f32[m, 300]");
+  }
+  Result static_result = EmitText(static_text, Launcher::kUnroll, "v6e");
+  ASSERT_TRUE(static_result.ok) << static_result.diagnostics;
+  EXPECT_EQ(static_result.code.find("_vmem_limit_bytes"), std::string::npos)
+      << static_result.code;
+}
+
 TEST(Emitter, IllegalBlocksFallBackToWholeDims) {
   // x[tile_m, :] with an 8-row tile is not sublane-legal for bf16 (16 rows):
   // x and out stay whole in VMEM, the kernel slices them at multiples of 8

@@ -1,3 +1,8 @@
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "tessera/diagnostics.h"
 
 #include "gtest/gtest.h"
@@ -73,6 +78,53 @@ TEST(Diagnostics, ClosestName) {
   EXPECT_EQ(ClosestName("zzzzzz", names), "");
   EXPECT_EQ(ClosestName("x", {}), "");
   EXPECT_EQ(ClosestName("ab", {"ac", "ab"}), "ab");
+  // Of equally close candidates the first wins.
+  EXPECT_EQ(ClosestName("abcd", {"abce", "abcf"}), "abce");
+  EXPECT_EQ(ClosestName("abcd", {"zzzzzzzz", "abcf", "abce"}), "abcf");
+}
+
+// The search gives up on a candidate early; it must still choose what a full
+// Levenshtein distance over every candidate chooses.
+TEST(Diagnostics, ClosestNameAgreesWithFullEditDistance) {
+  auto full_distance = [](const std::string& a, const std::string& b) {
+    std::vector<std::vector<size_t>> table(a.size() + 1,
+                                           std::vector<size_t>(b.size() + 1));
+    for (size_t i = 0; i <= a.size(); ++i) table[i][0] = i;
+    for (size_t j = 0; j <= b.size(); ++j) table[0][j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      for (size_t j = 1; j <= b.size(); ++j) {
+        table[i][j] = std::min({table[i - 1][j] + 1, table[i][j - 1] + 1,
+                                table[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      }
+    }
+    return table[a.size()][b.size()];
+  };
+  uint32_t state = 12345;
+  auto next = [&state](uint32_t range) {
+    state = state * 1664525u + 1013904223u;
+    return (state >> 8) % range;
+  };
+  auto random_name = [&]() {
+    std::string name(1 + next(9), 'a');
+    for (char& c : name) c = static_cast<char>('a' + next(3));
+    return name;
+  };
+  for (int trial = 0; trial < 2000; ++trial) {
+    const std::string name = random_name();
+    std::vector<std::string> candidates(next(6));
+    for (std::string& candidate : candidates) candidate = random_name();
+    const size_t limit = std::max<size_t>(1, (name.size() + 2) / 3);
+    std::string expected;
+    size_t expected_distance = limit + 1;
+    for (const std::string& candidate : candidates) {
+      const size_t distance = full_distance(name, candidate);
+      if (distance < expected_distance) {
+        expected_distance = distance;
+        expected = candidate;
+      }
+    }
+    ASSERT_EQ(ClosestName(name, candidates), expected) << "name " << name;
+  }
 }
 
 TEST(Options, DefaultsAndTomlSpelling) {
