@@ -171,6 +171,12 @@ VmemBuffer CompilerScratch(const Function& device) {
 
 std::string CallTimeVmemNeed(std::span<const VmemBuffer> buffers,
                              const Function& device) {
+  if (std::none_of(buffers.begin(), buffers.end(),
+                   [](const VmemBuffer& buffer) {
+                     return !buffer.call_time_bytes.empty();
+                   })) {
+    return "";
+  }
   int64_t static_bytes = kMiB;
   std::string call_time;
   std::string scratch_sizes =
@@ -182,7 +188,6 @@ std::string CallTimeVmemNeed(std::span<const VmemBuffer> buffers,
         fmt::format(" + {} * ({})", buffer.copies, buffer.call_time_bytes);
     scratch_sizes += ", " + buffer.call_time_bytes;
   }
-  if (call_time.empty()) return "";
   return fmt::format("{}{} + 2 * max({})", static_bytes, call_time,
                      scratch_sizes);
 }
