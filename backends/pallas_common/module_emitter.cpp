@@ -476,6 +476,9 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
       return LaunchSpec{target_.InMemorySpec(), "", ""};
     }
     std::string block = "(", index = "(";
+    // " * n" for each whole dim of symbolic size: the block's bytes then
+    // depend on the call's shapes.
+    std::string call_time_factors;
     std::vector<int64_t> sizes;
     for (size_t d = 0; d < ref.dims.size(); ++d) {
       const SpecDim& spec = ref.dims[d];
@@ -493,9 +496,11 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
                  (offset ? fmt::format(" + {}", offset) : "");
         sizes.push_back(spec.block);
       } else {
-        block += sep + padded_dim(ref, d);
+        const std::string whole = padded_dim(ref, d);
+        block += sep + whole;
         index += sep + "0";
         const Dim& dim = ref.type.shape[d];
+        if (!dim.is_static()) call_time_factors += " * " + Paren(whole);
         int64_t multiple = spec.pad_multiple;
         sizes.push_back(dim.is_static()
                             ? (dim.size + multiple - 1) / multiple * multiple +
@@ -510,19 +515,11 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     block += ")";
     index += ")";
     int64_t static_bytes = DTypeBytes(ref.type.dtype);
-    std::string call_time_bytes;
-    for (size_t d = 0; d < sizes.size(); ++d) {
-      if (sizes[d] >= 0) {
-        static_bytes *= sizes[d];
-        continue;
-      }
-      const std::string dim = padded_dim(ref, d);
-      call_time_bytes += fmt::format(
-          " * {}", dim.find(' ') == std::string::npos ? dim : "(" + dim + ")");
-    }
-    if (!call_time_bytes.empty()) {
-      call_time_bytes = fmt::format("{}{}", static_bytes, call_time_bytes);
-    }
+    for (int64_t size : sizes) static_bytes *= size < 0 ? 1 : size;
+    const std::string call_time_bytes =
+        call_time_factors.empty()
+            ? ""
+            : fmt::format("{}{}", static_bytes, call_time_factors);
     vmem.push_back(VmemBuffer{
         fmt::format("block {} of {}{}", block, ref.name,
                     ref.lane_selected ? " (whole rows: an element gather picks "

@@ -31,8 +31,11 @@ std::string MulText(const std::string& a, int64_t b) {
 }
 
 std::string Paren(const std::string& text) {
+  // Names, attributes and subscripts with a plain index (`x.shape[2]`) bind
+  // tighter than any operator.
   bool simple = std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+           c == '.' || c == '[' || c == ']';
   });
   return simple ? text : "(" + text + ")";
 }

@@ -16,7 +16,8 @@ bool IsNumber(const std::string& text);
 std::string AddText(const std::string& a, const std::string& b);
 // "a * b", folding zeros, ones and integer literals.
 std::string MulText(const std::string& a, int64_t b);
-// `text` in parentheses unless it is a name, a number or an attribute.
+// `text` in parentheses unless it is a name, a number, an attribute or a
+// subscript with a plain index (`x.shape[2]`).
 std::string Paren(const std::string& text);
 // The import lines a generated module's `code` needs: contextlib, functools,
 // math, jax, jnp and pl, then each (alias, import line) of `extra` whose

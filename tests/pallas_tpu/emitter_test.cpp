@@ -422,9 +422,11 @@ func device @row_max_device(tile_m: tile<128>, x: ref<f32[m, n]>, out: ref<f32[m
   Result result = EmitText(kRowMax, Launcher::kUnroll, "v6e");
   ASSERT_TRUE(result.ok) << result.diagnostics;
   // The x block twice, the compiler scratch from the larger of the largest
-  // static value and the x block, 1 MiB, and the out block (2 x 512 B).
-  EXPECT_NE(result.code.find("vmem_limit_bytes=_vmem_limit_bytes(1049600 + "
-                             "2 * (512 * x.shape[1]) + 2 * max("),
+  // static value (none here: 0) and the x block, 1 MiB, and the out block
+  // (2 x 512 B).
+  EXPECT_NE(result.code.find(
+                "vmem_limit_bytes=_vmem_limit_bytes(1049600 + "
+                "2 * (512 * x.shape[1]) + 2 * max(0, 512 * x.shape[1]))),"),
             std::string::npos)
       << result.code;
   EXPECT_NE(result.code.find("def _vmem_limit_bytes(need):"), std::string::npos)
