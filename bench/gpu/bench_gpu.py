@@ -18,11 +18,13 @@ and, for the memory-bound kernels, a device copy of the same bytes (the
 bandwidth the issue's targets are relative to). At --size target a kernel
 is compiled in several launch variants (VARIANTS: blocks, warps, stages), so
 that the report can name each launcher's best. Each candidate is checked
-against xla first, then warmed up and timed over --runs runs, each of
-calls back to back (as many as last --min-run-us) ended by
-block_until_ready (torch.cuda.synchronize for helion); the report is the
-median and the interquartile range of the time per call in microseconds, with
-TFLOP/s or GB/s, and whether issue 17's targets are met.
+against xla first and warmed up; then every candidate of the kernel is timed
+in turn over --runs runs, and that --rounds times (interleaved, so that a
+drift of the GPU's clocks falls on all candidates alike). A run is calls
+back to back (as many as last --min-run-us) ended by block_until_ready
+(torch.cuda.synchronize for helion); the report is the median and the
+interquartile range of the time per call over all runs, in microseconds,
+with TFLOP/s or GB/s, and whether issue 17's targets are met.
 
 Writes JSON (--json) and a Markdown table (--markdown). Runs wherever JAX runs:
 on a GPU for the real numbers (JAX 0.10.2 or 0.11.x), or on the CPU with
@@ -78,6 +80,8 @@ class Benchmark:
     flops: object = None  # shapes -> floating-point operations (compute-bound)
     pallas: object = None  # (arrays, interpret) -> jax.experimental.pallas.ops.gpu result
     pallas_blocks: tuple = None  # the ops.gpu kernel's block sizes, where it has some
+    pallas_config: str = "ops.gpu default"  # the report's name for that kernel's launch
+    pallas_interprets: bool = True  # False: a GPU-only kernel (skipped in interpret mode)
     bytes_moved: object = None  # shapes, itemsize -> bytes read + written
     # size -> launcher -> the launch variants compiled and timed; a size or
     # launcher not named compiles one Variant() (triton only).
@@ -127,6 +131,18 @@ def _pallas_attention(arrays, interpret):
     return result[:, :, 0, :]
 
 
+def _pallas_hopper_matmul(arrays, interpret):
+    # JAX's hand-written Mosaic GPU matmul (warp-specialized, persistent, two
+    # consumer warpgroups over a 128 x 256 CTA tile): what Mosaic GPU reaches
+    # when every trick is spelled out by hand, next to the generated kernel.
+    del interpret  # GPU only (pallas_interprets=False)
+    from jax.experimental.pallas.ops.gpu import hopper_matmul_mgpu as hopper
+    config = hopper.TuningConfig(tile_m=128, tile_n=128, tile_k=64, max_concurrent_steps=4,
+                                 grid_minor_dim=hopper.MatmulDimension.N, grid_tile_width=8,
+                                 wg_dimension=hopper.MatmulDimension.N)
+    return hopper.matmul(arrays[0], arrays[1], None, config)
+
+
 def _pallas_norm(name):
     def run(arrays, interpret):
         x, weight, *rest = arrays
@@ -168,18 +184,25 @@ BENCHMARKS = {
                         # cuBLAS's bf16 GEMM (f32 accumulation inside).
                         lambda x, y: jnp.dot(x, y),
                         flops=lambda s: 2 * s[0][0] * s[0][1] * s[1][1],
+                        pallas=_pallas_hopper_matmul, pallas_interprets=False,
+                        pallas_config="ops.gpu hopper_matmul_mgpu 2x128x128x64-s4",
                         variants=_variants(
                             [((128, 128, 128),), ((128, 128, 64), 4, 4), ((128, 128, 64), 8, 4),
                              ((128, 256, 64), 8, 3), ((128, 256, 64), 8, 4),
                              ((64, 256, 64), 4, 4), ((256, 128, 64), 8, 3)],
-                            [((128, 128, 128),), ((128, 128, 64), 0, 4), ((128, 128, 64), 0, 6),
-                             ((64, 256, 64), 0, 4), ((128, 256, 64), 0, 3)])),
+                            [((128, 128, 128),), ((128, 128, 128), 0, 3),
+                             ((128, 128, 64), 0, 3), ((128, 128, 64), 0, 4),
+                             ((128, 128, 64), 0, 6), ((64, 256, 64), 0, 4),
+                             ((64, 256, 64), 0, 3), ((128, 256, 64), 0, 3)])),
     "attention": Benchmark({"tiny": [(2, 64, 64)] * 3, "target": [(32, 4096, 128)] * 3},
                            "bfloat16", _attention, pallas=_pallas_attention,
                            pallas_blocks=(1, 128, 128),
                            flops=lambda s: 4 * s[0][0] * s[0][1] * s[1][1] * s[0][2],
-                           variants=_variants([((1, 128, 128),), ((1, 128, 128), 8, 2),
-                                               ((1, 128, 64), 4, 3)])),
+                           # ops.gpu's blocks (128 x 128) under the policy's
+                           # launch (8 warps, 2 stages, as ops.gpu) and 4 warps;
+                           # 3 stages of them do not fit shared memory.
+                           variants=_variants([((1, 128, 128),), ((1, 128, 128), 4, 2),
+                                               ((1, 128, 64), 4, 3), ((1, 128, 64), 8, 3)])),
 }
 
 
@@ -252,29 +275,40 @@ def make_arrays(shapes, dtype, seed=0):
             for s in shapes]
 
 
-def time_call(call, synchronize, warmup, runs, min_run_us):
-    """Median and interquartile range over `runs` timed runs of the time of
-    one call of `call()`, in microseconds. A run is `calls` calls issued
-    back to back and ended by synchronize(result): as many as make a run
-    last min_run_us, so that the host's dispatch time (tens of
-    microseconds a call for jax.jit and for PyTorch, seen on an H200)
-    overlaps the device's work instead of adding to it."""
-    for _ in range(warmup):
-        synchronize(call())
-    start = time.perf_counter()
-    synchronize(call())
-    single_us = (time.perf_counter() - start) * 1e6
-    calls = max(1, math.ceil(min_run_us / max(single_us, 1.0)))
-    samples = []
-    for _ in range(runs):
+class Timer:
+    """The time of one call of `call()`, in microseconds, sampled in runs.
+    A run is `calls` calls issued back to back and ended by
+    synchronize(result): as many as make a run last min_run_us, so that the
+    host's dispatch time (tens of microseconds a call for jax.jit and for
+    PyTorch, seen on an H200) overlaps the device's work instead of adding
+    to it. The runs of a kernel's candidates are taken in interleaved
+    rounds (run_benchmark), so that a drift of the GPU's clocks while the
+    candidates are timed one after the other falls on all of them alike."""
+
+    def __init__(self, call, synchronize, warmup, min_run_us):
+        self.call, self.synchronize = call, synchronize
+        for _ in range(warmup):
+            synchronize(call())
         start = time.perf_counter()
-        for _ in range(calls):
-            result = call()
-        synchronize(result)
-        samples.append((time.perf_counter() - start) * 1e6 / calls)
-    quartiles = statistics.quantiles(samples, n=4)
-    return {"median_us": statistics.median(samples), "iqr_us": quartiles[2] - quartiles[0],
-            "runs": runs, "calls_per_run": calls}
+        synchronize(call())
+        single_us = (time.perf_counter() - start) * 1e6
+        self.calls = max(1, math.ceil(min_run_us / max(single_us, 1.0)))
+        self.samples = []
+
+    def sample(self, runs):
+        for _ in range(runs):
+            start = time.perf_counter()
+            for _ in range(self.calls):
+                result = self.call()
+            self.synchronize(result)
+            self.samples.append((time.perf_counter() - start) * 1e6 / self.calls)
+
+    def summary(self):
+        """Median and interquartile range over every run taken."""
+        quartiles = statistics.quantiles(self.samples, n=4)
+        return {"median_us": statistics.median(self.samples),
+                "iqr_us": quartiles[2] - quartiles[0],
+                "runs": len(self.samples), "calls_per_run": self.calls}
 
 
 def max_error(result, expected):
@@ -342,9 +376,11 @@ def gather_candidates(name, arrays, args):
                           helion.synchronize, helion_column.result_as_numpy)
             except Exception as error:  # Helion's own limits are a result too
                 found.skip("helion", variant.name, _error_text(error))
-    if bench.pallas is not None:
+    if bench.pallas is not None and args.interpret and not bench.pallas_interprets:
+        found.skip("pallas", bench.pallas_config, "a GPU-only kernel (no interpret mode)")
+    elif bench.pallas is not None:
         pallas = jax.jit(lambda *a: bench.pallas(a, args.interpret))
-        found.add("pallas", "ops.gpu default", lambda: pallas(*arrays))
+        found.add("pallas", bench.pallas_config, lambda: pallas(*arrays))
     if bench.bytes_moved is not None:
         copy = jax.jit(lambda x: x * jnp.asarray(1, x.dtype))
         found.add("copy", "", lambda: copy(arrays[0]))
@@ -364,6 +400,7 @@ def run_benchmark(name, args):
     expected = None
     itemsize = jnp.dtype(bench.dtype).itemsize
     entry = {"kernel": name, "shapes": shapes, "dtype": bench.dtype, "results": []}
+    timers = []  # (result, timer) of the candidates that ran and were checked
     for label, config, call, synchronize, to_numpy in found.timed:
         result = {"candidate": label, "config": config}
         try:
@@ -372,21 +409,31 @@ def run_benchmark(name, args):
                 expected = value
             elif label != "copy":
                 result["max_rel_error_vs_xla"] = max_error(to_numpy(value), expected)
-            result.update(time_call(call, synchronize, args.warmup, args.runs,
-                                    args.min_run_us))
-            seconds = result["median_us"] * 1e-6
-            if bench.flops is not None:
-                result["tflops"] = bench.flops(shapes) / seconds / 1e12
-            if bench.bytes_moved is not None:
-                moved = (_rows_bytes(2)(shapes, itemsize) if label == "copy"
-                         else bench.bytes_moved(shapes, itemsize))
-                result["gb_per_s"] = moved / seconds / 1e9
+            timers.append((result, Timer(call, synchronize, args.warmup, args.min_run_us)))
         except Exception as error:  # one failing candidate must not hide the others
             result["error"] = _error_text(error)
+            print(f"  {name} {label} {config}: {result['error']}", flush=True)
         entry["results"].append(result)
-        print(f"  {name} {label} {config}: " + (
-            f"{result['median_us']:.1f} us" if "median_us" in result else result["error"]),
-            flush=True)
+    for _ in range(args.rounds):
+        for result, timer in timers:
+            try:
+                timer.sample(args.runs)
+            except Exception as error:
+                result["error"] = _error_text(error)
+    for result, timer in timers:
+        if "error" in result:
+            print(f"  {name} {result['candidate']} {result['config']}: {result['error']}")
+            continue
+        result.update(timer.summary())
+        seconds = result["median_us"] * 1e-6
+        if bench.flops is not None:
+            result["tflops"] = bench.flops(shapes) / seconds / 1e12
+        if bench.bytes_moved is not None:
+            moved = (_rows_bytes(2)(shapes, itemsize) if result["candidate"] == "copy"
+                     else bench.bytes_moved(shapes, itemsize))
+            result["gb_per_s"] = moved / seconds / 1e9
+        print(f"  {name} {result['candidate']} {result['config']}: "
+              f"{result['median_us']:.1f} us", flush=True)
     entry["results"] += found.skipped
     entry["targets"] = judge_targets(name, entry["results"])
     return entry
@@ -476,7 +523,11 @@ def main(argv):
     parser.add_argument("--size", choices=("tiny", "target"), default="target")
     parser.add_argument("--interpret", action="store_true", help="Pallas interpret mode (CPU)")
     parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=20,
+                        help="timed runs of each candidate per round")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="interleaved rounds: each round times every candidate of a "
+                             "kernel once (--runs runs), in turn")
     parser.add_argument("--min-run-us", type=float, default=2000.0,
                         help="calls per timed run: enough to last this long (1: one "
                              "call a run, each timed with its launch)")
@@ -485,6 +536,8 @@ def main(argv):
     args = parser.parse_args(argv)
     if args.runs < 20:
         parser.error("--runs must be at least 20")
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     args.source_dir = args.source_dir.resolve()
     kernels = args.kernel or list(BENCHMARKS)
     if args.compile:

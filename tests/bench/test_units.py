@@ -10,11 +10,12 @@ import unittest
 HERE = pathlib.Path(__file__).resolve().parent
 SOURCE_DIR = HERE.parents[1]
 sys.path[:0] = [str(SOURCE_DIR / "bench" / "matrix"), str(SOURCE_DIR / "scripts"),
-                str(SOURCE_DIR / "tests" / "cost_model")]
+                str(SOURCE_DIR / "tests" / "cost_model"), str(SOURCE_DIR / "bench" / "gpu")]
 import baselines  # noqa: E402
 import compare  # noqa: E402
 import executor  # noqa: E402
 import gpu_column  # noqa: E402
+import kernel_times  # noqa: E402
 import report  # noqa: E402
 import spec  # noqa: E402
 
@@ -179,6 +180,34 @@ class GpuColumnTest(unittest.TestCase):
         self.assertEqual(best["tessera"]["config"], "b")
         self.assertEqual(best["helion"]["config"], "b")
         self.assertNotIn("tessera_mosaic", best)
+
+
+class KernelTimesTest(unittest.TestCase):
+    """kernel_times.py credits each profiled GPU kernel to the candidate
+    whose markers enclose it; the first kernel's compiles (before any
+    marker) and a later kernel's (between two kernels) are nobody's."""
+
+    def test_kernels_between_markers_go_to_their_candidate(self):
+        profiled = [("jax_startup", 5), ("spin_kernel", 1000),
+                    ("_add_kernel", 100000), ("_add_kernel", 120000), ("_add_kernel", 90000),
+                    ("spin_kernel", 1000), ("wrapped_add", "91,000"),
+                    ("spin_kernel", 1000), ("_softmax_kernel", 1), ("fusion_5", 2),
+                    ("spin_kernel", 1000), ("_softmax_kernel", 70000),
+                    ("spin_kernel", 1000)]
+        rows = [{"Kernel Name": name, "Metric Value": str(ns)} for name, ns in profiled]
+        order = [{"kernel": "add", "variant": "b", "candidate": "tessera"},
+                 {"kernel": "add", "variant": "b", "candidate": "xla"},
+                 {"compiles": "softmax"},
+                 {"kernel": "softmax", "variant": "b1", "candidate": "tessera"}]
+        entries = kernel_times.report(order, rows)
+        self.assertEqual([e["candidate"] for e in entries], ["tessera", "xla", "tessera"])
+        self.assertEqual(entries[0]["gpu_kernels"],
+                         [{"name": "_add_kernel", "launches": 3, "median_us": 100.0}])
+        self.assertEqual(entries[1]["gpu_kernels"][0]["median_us"], 91.0)
+        self.assertEqual(entries[2]["gpu_kernels"],
+                         [{"name": "_softmax_kernel", "launches": 1, "median_us": 70.0}])
+        text = kernel_times.markdown(entries, "NVIDIA H200")
+        self.assertIn("| add | b | tessera | `_add_kernel` | 3 | 100.0 |", text)
 
 
 if __name__ == "__main__":
