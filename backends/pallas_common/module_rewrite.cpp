@@ -41,12 +41,8 @@ std::optional<LaunchedDevice> FindLaunchedDevice(const Module& module,
 
 std::string FreshName(const Function& function, const std::string& base) {
   std::set<std::string> taken;
-  for (const Value& param : function.params) taken.insert(param.name);
-  WalkStmts(function.body, [&](const Stmt& stmt) {
-    for (const Value& result : stmt.results) taken.insert(result.name);
-    for (const Value& var : stmt.vars) taken.insert(var.name);
-    for (const Value& arg : stmt.iter_args) taken.insert(arg.name);
-  });
+  ForEachDefinedName(function,
+                     [&](const std::string& name) { taken.insert(name); });
   std::string name = base;
   for (int suffix = 1; taken.count(name); ++suffix) {
     name = base + "_" + std::to_string(suffix);

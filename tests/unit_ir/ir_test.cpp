@@ -172,6 +172,17 @@ TEST(Walkers, VisitEveryRootAndStatement) {
     seen.push_back(std::string(OpInfoOf(e.op).name) + e.name);
   });
   EXPECT_EQ(seen, (std::vector<std::string>{"neg", "varb2"}));
+
+  body.stmts[0].results.push_back({"r", F32({S(64), S(128)})});
+  std::vector<std::string> defined;
+  ForEachDefinedName(module.functions[0],
+                     [&](const std::string& name) { defined.push_back(name); });
+  const ValueList& params = module.functions[0].params;
+  ASSERT_EQ(defined.size(), params.size() + 3);
+  for (size_t i = 0; i < params.size(); ++i)
+    EXPECT_EQ(defined[i], params[i].name);
+  EXPECT_EQ(std::vector<std::string>(defined.end() - 3, defined.end()),
+            (std::vector<std::string>{"r", "t", "c"}));
 }
 
 TEST(Builders, ConstantsAndClones) {

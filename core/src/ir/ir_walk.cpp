@@ -71,4 +71,14 @@ void WalkStmts(const Block& block, const std::function<void(const Stmt&)>& fn) {
   }
 }
 
+void ForEachDefinedName(const Function& function,
+                        const std::function<void(const std::string&)>& fn) {
+  for (const Value& param : function.params) fn(param.name);
+  WalkStmts(function.body, [&](const Stmt& stmt) {
+    for (const Value& result : stmt.results) fn(result.name);
+    for (const Value& var : stmt.vars) fn(var.name);
+    for (const Value& arg : stmt.iter_args) fn(arg.name);
+  });
+}
+
 }  // namespace tessera

@@ -431,5 +431,10 @@ void WalkExprMutable(Expr& expr, const std::function<void(Expr&)>& fn);
 // Pre-order walk over statements, descending into regions.
 void WalkStmts(Block& block, const std::function<void(Stmt&)>& fn);
 void WalkStmts(const Block& block, const std::function<void(const Stmt&)>& fn);
+// Every name `function` defines: its parameters, then each statement's
+// results, loop variables and iter_args, in order (a rewrite that adds a
+// value picks a name none of these has).
+void ForEachDefinedName(const Function& function,
+                        const std::function<void(const std::string&)>& fn);
 
 }  // namespace tessera
