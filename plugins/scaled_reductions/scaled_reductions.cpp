@@ -86,8 +86,7 @@ bool SameOperand(const Operand& operand, const Expr& value, const Expr& scale) {
 
 class BlockRewriter {
  public:
-  explicit BlockRewriter(absl::flat_hash_set<std::string>& names)
-      : names_(names) {}
+  explicit BlockRewriter(const Function& function) : function_(function) {}
 
   bool Block(tessera::Block& block) {
     bool changed = false;
@@ -160,11 +159,16 @@ class BlockRewriter {
   }
 
   std::string FreshName(const std::string& base) {
+    if (!names_) {  // gathered on the first rewrite: most functions have none
+      names_.emplace();
+      ForEachDefinedName(
+          function_, [&](const std::string& name) { names_->insert(name); });
+    }
     std::string name = base + "_scaled";
-    for (int suffix = 1; names_.contains(name); ++suffix) {
+    for (int suffix = 1; names_->contains(name); ++suffix) {
       name = base + "_scaled_" + std::to_string(suffix);
     }
-    names_.insert(name);
+    names_->insert(name);
     return name;
   }
 
@@ -223,23 +227,16 @@ class BlockRewriter {
     return true;
   }
 
-  absl::flat_hash_set<std::string>& names_;
+  const Function& function_;
+  std::optional<absl::flat_hash_set<std::string>> names_;
 };
-
-absl::flat_hash_set<std::string> DefinedNames(const Function& function) {
-  absl::flat_hash_set<std::string> names;
-  ForEachDefinedName(function,
-                     [&](const std::string& name) { names.insert(name); });
-  return names;
-}
 
 }  // namespace
 
 absl::StatusOr<bool> ScaleReductionOperands(Module& module) {
   bool changed = false;
   for (Function& function : module.functions) {
-    absl::flat_hash_set<std::string> names = DefinedNames(function);
-    changed |= BlockRewriter(names).Block(function.body);
+    changed |= BlockRewriter(function).Block(function.body);
   }
   return changed;
 }
