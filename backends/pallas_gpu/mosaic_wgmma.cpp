@@ -16,6 +16,10 @@ namespace tessera::pallas {
 namespace {
 
 const char kUseTriton[] = "use configs/pallas_gpu_triton.toml";
+// A Hopper thread has 255 registers; the accumulator may take all but what
+// the pipeline's addresses, barriers and wgmma descriptors need.
+constexpr int64_t kWarpgroupThreads = 128;
+constexpr int64_t kMaxAccRegisters = 224;
 
 // The load `expr` of a ref that `loop` streams, or nullptr.
 const RefPlan* StreamedLoad(const KernelPlan& plan, const Stmt& loop,
@@ -188,6 +192,14 @@ std::optional<WgmmaLoop> MatchWgmmaLoop(const KernelPlan& plan,
         "its contraction block ({}) and column block ({}) are not whole "
         "rows of a 32-, 64- or 128-byte swizzle",
         match.bk, match.bn);
+  } else if (match.bm * match.bn / kWarpgroupThreads > kMaxAccRegisters) {
+    // One warpgroup holds the whole f32 accumulator in registers; at 128 x
+    // 256 (256 a thread, past the 255 a thread has) it spilled and ran at
+    // 107 TFLOP/s on an H200, against 594 at 128 x 128.
+    problem = fmt::format(
+        "its f32 accumulator needs {} registers a thread of the one "
+        "warpgroup that holds it, more than {}",
+        match.bm * match.bn / kWarpgroupThreads, kMaxAccRegisters);
   }
   if (!problem.empty()) {
     why = fmt::format(

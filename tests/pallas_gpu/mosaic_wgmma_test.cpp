@@ -193,6 +193,40 @@ TEST(GpuMosaicWgmma, BlocksWgmmaCannotTakeAreALocatedError) {
       << result.diagnostics;
 }
 
+// One warpgroup holds the f32 accumulator: a 128 x 256 block is 256
+// registers a thread (it spilled on an H200: 107 TFLOP/s against 594 at
+// 128 x 128); 64 x 256 is 128 and compiles.
+TEST(GpuMosaicWgmma, AccumulatorsPastTheRegistersAreALocatedError) {
+  auto blocks = [](int64_t bm, int64_t bn) {
+    std::string text = Input("matmul_bf16.tir");
+    for (auto [from, to] :
+         {std::pair<std::string, std::string>{"f32[128, 128]",
+                                              "f32[ROWS, COLS]"},
+          {"dims[128, 128]", "dims[ROWS, COLS]"},
+          {"grid(0:256:128, 0:256:128)", "grid(0:256:ROWS, 0:256:COLS)"},
+          {"tile_m: tile<128>", "tile_m: tile<ROWS>"},
+          {"tile_n: tile<128>", "tile_n: tile<COLS>"},
+          {"tile_k: tile<128> in tile(0:256:128)",
+           "tile_k: tile<64> in tile(0:256:64)"}}) {
+      text = Replaced(text, from, to);
+    }
+    text = Replaced(text, "ROWS", std::to_string(bm));
+    return Replaced(text, "COLS", std::to_string(bn));
+  };
+  Result wide = EmitMosaic(blocks(128, 256));
+  EXPECT_FALSE(wide.ok);
+  EXPECT_TRUE(Contains(wide.diagnostics,
+                       "examples/matmul.py:28:9: error: this dot's blocks "
+                       "(128x256x64) do not fit plgpu.wgmma: its f32 "
+                       "accumulator needs 256 registers a thread of the one "
+                       "warpgroup that holds it, more than 224"))
+      << wide.diagnostics;
+  Result narrow = EmitMosaic(blocks(64, 256));
+  EXPECT_TRUE(narrow.ok) << narrow.diagnostics;
+  EXPECT_TRUE(Contains(narrow.code, "plgpu.ACC((64, 256), jnp.float32)"))
+      << narrow.code;
+}
+
 // A loop that does more than accumulate one dot is named, not lowered.
 TEST(GpuMosaicWgmma, OtherDotLoopsAreALocatedError) {
   Result result = EmitMosaic(ReadInput("k_grid_matmul_bf16.tir", GPU_INPUTS));
