@@ -177,7 +177,8 @@ class BlockRewriter {
   bool Replace(ExprPtr& expr, const Operand& operand, const std::string& name) {
     if (std::optional<Scaled> reduction = MatchScaledReduction(*expr)) {
       const Expr& reduce = *reduction->value;
-      if (SameOperand(operand, *reduce.operands[0], *reduction->scale)) {
+      if (SameOperand(operand, *reduce.operands[0], *reduction->scale) &&
+          expr->type.dtype == operand.scaled_type.dtype) {
         ExprList operands;
         operands.push_back(MakeVar(name, operand.scaled_type, expr->loc));
         expr = MakeOp(reduce.op, expr->type, std::move(operands), reduce.attrs,
