@@ -319,7 +319,7 @@ def max_error(result, expected):
     return float(diff.max()) / scale if diff.size else 0.0
 
 
-def _launch_of(path):
+def launch_of(path):
     """The num_warps / num_stages a generated module's header names (the
     policy's choice where the variant left them at 0)."""
     header = path.read_text().splitlines()[0]
@@ -369,7 +369,7 @@ def gather_candidates(name, arrays, args):
                 if helion is None:
                     helion = helion_column.HelionKernel(
                         args.source_dir / "examples" / f"{name}.py", name, arrays)
-                launch = _launch_of(path)
+                launch = launch_of(path)
                 found.add("helion", variant.name,
                           helion.compile(variant.block_sizes, launch["num_warps"],
                                          launch["num_stages"]),

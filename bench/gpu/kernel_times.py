@@ -65,7 +65,7 @@ def _child(args):
             pallas = jax.jit(lambda *a: bench.pallas(a, False))
             candidates.append(("pallas", lambda: pallas(*arrays), jax.block_until_ready))
         if helion_column.unavailable_reason() is None:
-            launch = bench_gpu._launch_of(path)
+            launch = bench_gpu.launch_of(path)
             helion = helion_column.HelionKernel(
                 args.source_dir / "examples" / f"{name}.py", name, arrays)
             candidates.append(("helion", helion.compile(
