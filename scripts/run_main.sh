@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The main job: set up, build the driver and its plugins (not the tests and
-# benchmarks: scripts/run_tests.sh builds those), compile every example
-# kernel with the built-in default pipeline into out/, then run one generated
-# kernel in JAX interpret mode on the CPU and print its largest error
-# against NumPy.
+# The main job: set up (JAX and what the build needs only; the tests' tools
+# are scripts/run_tests.sh's), build the driver, its plugins and the Python
+# package's compiler module (not the tests and benchmarks), compile every
+# example kernel with the built-in default pipeline into out/, run one
+# generated kernel in JAX interpret mode on the CPU and print its largest
+# error against NumPy, then run a kernel through `import tessera`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+TESSERA_SETUP=main bash scripts/setup.sh
 TESSERA_BUILD_TARGETS=tessera_main bash scripts/build.sh
 TESSERA="${TESSERA_BUILD_DIR:-build}/bin/tessera"
 mkdir -p out
@@ -25,3 +26,5 @@ echo "== running out/matmul_pallas.py"
 # The CPU backend only: the venv's libtpu would otherwise be probed for a
 # TPU host at start-up (and warn that there is none).
 JAX_PLATFORMS=cpu .venv/bin/python scripts/run_example.py out/matmul_pallas.py matmul
+echo "== running examples/matmul.py through import tessera (scripts/tessera_quickstart.py)"
+JAX_PLATFORMS=cpu .venv/bin/python scripts/tessera_quickstart.py

@@ -18,14 +18,24 @@ DEBIAN_PACKAGES=(
 if [[ "${TESSERA_FUZZ:-0}" == 1 ]]; then
   DEBIAN_PACKAGES+=(clang-14 libclang-rt-14-dev)
 fi
-# libtpu: the real TPU compiler (the version jax[tpu]==0.10.2 pins); it
-# compiles kernels ahead of time for v5e / v6e / v7x with no TPU attached.
-# absl-py and flatbuffers: Pallas's Mosaic GPU import and cuda export;
-# triton (bundles ptxas / cuobjdump): the sm_90a cubin cells of pallas-gpu.
-# matplotlib and rich: `tessera bench` (its PNG plots and progress bar).
-PYTHON_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 "libtpu==0.0.42.*" "numpy<3" pyflakes==3.2.0
-                 absl-py==2.5.1 flatbuffers==25.12.19 triton==3.9.0
-                 matplotlib==3.11.2 rich==15.0.0)
+# What the main job needs (TESSERA_SETUP=main, scripts/run_main.sh): JAX,
+# NumPy and nanobind (the build's python/native module, `import tessera`).
+MAIN_PYTHON_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 "numpy<3" nanobind==2.9.2)
+# What the tests need besides. libtpu: the real TPU compiler (the version
+# jax[tpu]==0.10.2 pins); it compiles kernels ahead of time for v5e / v6e /
+# v7x with no TPU attached. absl-py and flatbuffers: Pallas's Mosaic GPU
+# import and cuda export; triton (bundles ptxas / cuobjdump): the sm_90a
+# cubin cells of pallas-gpu. matplotlib and rich: `tessera bench` (its PNG
+# plots and progress bar). pytest: tests/runtime; torch: PyTorch tensors
+# through the runtime (DLPack); scikit-build-core: `pip install .`.
+TEST_PYTHON_PACKAGES=("libtpu==0.0.42.*" pyflakes==3.2.0
+                      absl-py==2.5.1 flatbuffers==25.12.19 triton==3.9.0
+                      matplotlib==3.11.2 rich==15.0.0 pytest==9.2.0
+                      torch==2.15.0 scikit-build-core==1.1.2)
+PYTHON_PACKAGES=("${MAIN_PYTHON_PACKAGES[@]}")
+if [[ "${TESSERA_SETUP:-all}" != main ]]; then
+  PYTHON_PACKAGES+=("${TEST_PYTHON_PACKAGES[@]}")
+fi
 # Ray: optional (`tessera bench --ray`, the test bench_matrix_ray). CI
 # (CI=true) and TESSERA_RAY=1 install it: one wheel, about 30 s.
 RAY_PACKAGES=(ray==2.60.0)
@@ -45,13 +55,28 @@ fi
 
 VENV=.venv
 STAMP="$VENV/.tessera-requirements"
-wanted="${PYTHON_PACKAGES[*]}"
-if [[ ! -x "$VENV/bin/python" ]] || [[ "$(cat "$STAMP" 2>/dev/null)" != "$wanted" ]]; then
+# The stamp lists what was installed, one package a line: the main job's
+# set is part of the tests' set, so either order of the two commands works.
+missing_python=()
+for pkg in "${PYTHON_PACKAGES[@]}"; do
+  grep -qxF -- "$pkg" "$STAMP" 2>/dev/null || missing_python+=("$pkg")
+done
+if [[ ! -x "$VENV/bin/python" ]]; then
   echo "setup: creating Python environment in $VENV"
   python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check "${PYTHON_PACKAGES[@]}"
-  echo "$wanted" > "$STAMP"
+  rm -f "$STAMP"
+  missing_python=("${PYTHON_PACKAGES[@]}")
 fi
+if ((${#missing_python[@]})); then
+  echo "setup: installing Python packages: ${missing_python[*]}"
+  "$VENV/bin/pip" install -q --disable-pip-version-check "${missing_python[@]}"
+  printf '%s\n' "${missing_python[@]}" >> "$STAMP"
+fi
+# The tessera package as a development install: python/ on the venv's path,
+# the compiler module from the build tree (python/tessera/_native_loader.py).
+# `pip install .` builds a self-contained wheel instead.
+site_packages=$("$VENV/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+echo "$PWD/python" > "$site_packages/tessera-dev.pth"
 if [[ "${TESSERA_RAY:-0}" == 1 || "${CI:-}" == true ]] \
     && ! "$VENV/bin/python" -c "import ray" 2>/dev/null; then
   echo "setup: installing ${RAY_PACKAGES[*]} (tessera bench --ray)"

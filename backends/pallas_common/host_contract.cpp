@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "expr_emitter.h"
 #include "fmt/format.h"
 
 namespace tessera::pallas {
@@ -137,6 +138,75 @@ void EmitShapeChecks(const Function& host, PyLines& out) {
                          rhs));
     out.Dedent();
   }
+}
+
+namespace {
+
+// The helper behind EmitParamGuards. A shape is a tuple of static sizes and
+// symbol names (any size); a leading `...` stands for the leading dims a
+// rank-generic parameter collapses.
+constexpr std::string_view kCheckArgHelper = R"py(
+
+def {0}(where, name, value, dtype, shape):
+    # The module was compiled for one signature of the call: another dtype,
+    # rank or specialized size needs another compile (tessera.load compiles
+    # one per signature; the CLI takes --arg NAME=TYPE).
+    if not hasattr(value, "shape") or not hasattr(value, "dtype"):
+        raise TypeError(f"{{where}}: argument {{name!r}} must be an array, got {{type(value).__name__}}")
+    have = tuple(value.shape)
+    want = shape[1:] if shape[:1] == (...,) else shape
+    rank_ok = len(have) >= len(want) if shape[:1] == (...,) else len(have) == len(want)
+    trailing = have[len(have) - len(want):] if rank_ok else ()
+    sizes_ok = rank_ok and all(isinstance(w, str) or h == w for h, w in zip(trailing, want))
+    have_dtype = jax.dtypes.canonicalize_dtype(value.dtype)
+    if sizes_ok and have_dtype == jax.dtypes.canonicalize_dtype(dtype):
+        return
+    expected = ", ".join("..." if d is Ellipsis else str(d) for d in shape)
+    raise ValueError(
+        f"{{where}} was compiled for {{name}}: {{jnp.dtype(dtype).name}}[{{expected}}], "
+        f"got {{have_dtype.name}}{{list(have)}}; compile it for this call "
+        f"(tessera.load binds each call; the CLI takes --arg {{name}}=TYPE)")
+)py";
+
+}  // namespace
+
+std::string EmitParamGuards(const Function& host, std::string_view where,
+                            NameTable& names, PyLines& out) {
+  std::map<std::string, size_t> generic;  // param -> trailing dims
+  if (const auto* list =
+          GetAttr<std::vector<std::string>>(host.attrs, "rank_generic")) {
+    for (const std::string& entry : *list) {
+      const size_t colon = entry.find(':');
+      if (colon == std::string::npos) continue;
+      generic[entry.substr(0, colon)] = std::stoul(entry.substr(colon + 1));
+    }
+  }
+  std::string helper;
+  for (const Value& param : host.params) {
+    if (!param.type.is_ref()) continue;
+    if (helper.empty()) helper = names.Fresh("_check_arg");
+    std::vector<std::string> dims;
+    size_t first = 0;
+    if (auto it = generic.find(param.name); it != generic.end()) {
+      dims.push_back("...");
+      // The IR sees [lead, trailing...]: the lead is the collapsed dims.
+      first = param.type.shape.size() -
+              std::min(it->second, param.type.shape.size());
+    }
+    for (size_t d = first; d < param.type.shape.size(); ++d) {
+      const Dim& dim = param.type.shape[d];
+      dims.push_back(dim.is_static() ? fmt::format("{}", dim.size)
+                                     : PyStringLiteral(dim.symbol));
+    }
+    std::string shape = fmt::format("({}", fmt::join(dims, ", "));
+    shape += dims.size() == 1 ? ",)" : ")";
+    out.Line(fmt::format(
+        "{}({}, {}, {}, {}, {})", helper,
+        PyStringLiteral(fmt::format("{}: kernel '{}'", where, host.name)),
+        PyStringLiteral(param.name), SanitizeIdentifier(param.name),
+        JnpDType(param.type.dtype), shape));
+  }
+  return helper.empty() ? "" : fmt::format(kCheckArgHelper, helper);
 }
 
 }  // namespace tessera::pallas

@@ -1,5 +1,6 @@
 #include "frontend.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -121,7 +122,12 @@ absl::StatusOr<Module> LowerPython(std::string_view path, std::string_view text,
   ParsedFile parsed = ParseFile(text, file, diagnostics);
   Module module;
   module.source_file = file;
+  const std::vector<std::string>& selected = pipeline.selected_kernels;
   for (const KernelDef& kernel : parsed.kernels) {
+    if (!selected.empty() && std::find(selected.begin(), selected.end(),
+                                       kernel.name) == selected.end()) {
+      continue;
+    }
     std::optional<Function> function =
         LowerKernel(kernel, parsed, file, pipeline, diagnostics,
                     dot_default_block, stats ? *stats : unused);

@@ -244,6 +244,19 @@ std::string Parser::ReadDotted(size_t& p) const {
   return dotted;
 }
 
+namespace {
+
+// Tessera's own package spells Helion's names (`tessera.kernel`,
+// `tessera.language` as hl) for kernels written against the runtime.
+std::string HelionModule(std::string module) {
+  if (module == "tessera" || module.starts_with("tessera.")) {
+    return "helion" + module.substr(std::string_view("tessera").size());
+  }
+  return module;
+}
+
+}  // namespace
+
 void Parser::ReadImport(ImportMap& imports) const {
   size_t p = pos_;
   if (tokens_[p].IsName("import")) {
@@ -251,11 +264,11 @@ void Parser::ReadImport(ImportMap& imports) const {
     while (tokens_[p].kind == TokenKind::kName) {
       std::string module = ReadDotted(p);
       if (tokens_[p].IsName("as") && tokens_[p + 1].kind == TokenKind::kName) {
-        imports[std::string(tokens_[p + 1].text)] = module;
+        imports[std::string(tokens_[p + 1].text)] = HelionModule(module);
         p += 2;
       } else {
         std::string head = module.substr(0, module.find('.'));
-        imports[head] = head;
+        imports[head] = HelionModule(head);
       }
       if (!tokens_[p].IsOp(",")) break;
       ++p;
@@ -264,7 +277,7 @@ void Parser::ReadImport(ImportMap& imports) const {
   }
   ++p;                                                         // from
   if (tokens_[p].IsOp(".") || tokens_[p].IsOp("...")) return;  // relative
-  std::string module = ReadDotted(p);
+  const std::string module = HelionModule(ReadDotted(p));
   if (!tokens_[p].IsName("import")) return;
   ++p;
   if (tokens_[p].IsOp("(")) ++p;

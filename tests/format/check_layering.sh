@@ -23,7 +23,7 @@ while IFS= read -r -d '' file; do
     echo "$file: $lines lines (at most $max_lines; split it by responsibility)"
     status=1
   fi
-done < <(find core tools plugins backends sdk tests bench scripts \
+done < <(find core tools plugins backends sdk tests bench scripts python \
            -path tests/conformance/snapshots -prune -o \
            -type f \( -name '*.cpp' -o -name '*.h' -o -name '*.py' \
                       -o -name '*.cmake' -o -name '*.sh' \) -print0)

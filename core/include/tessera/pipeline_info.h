@@ -29,6 +29,10 @@ struct PipelineInfo {
   OptionMap backend_options;
   // Per-kernel specialization by kernel name; "*" applies to every kernel.
   std::map<std::string, KernelSpecialization> kernels;
+  // The kernels to compile, by name; empty: every kernel of the input. The
+  // runtime compiles the one kernel a call names, so that a sibling kernel
+  // of the file that does not compile stays that kernel's own problem.
+  std::vector<std::string> selected_kernels;
   bool verbose = false;
 };
 

@@ -33,6 +33,27 @@ def _pad_to_multiple(array, multiples):
     return jnp.pad(array, pads)
 
 
+def _check_arg(where, name, value, dtype, shape):
+    # The module was compiled for one signature of the call: another dtype,
+    # rank or specialized size needs another compile (tessera.load compiles
+    # one per signature; the CLI takes --arg NAME=TYPE).
+    if not hasattr(value, "shape") or not hasattr(value, "dtype"):
+        raise TypeError(f"{where}: argument {name!r} must be an array, got {type(value).__name__}")
+    have = tuple(value.shape)
+    want = shape[1:] if shape[:1] == (...,) else shape
+    rank_ok = len(have) >= len(want) if shape[:1] == (...,) else len(have) == len(want)
+    trailing = have[len(have) - len(want):] if rank_ok else ()
+    sizes_ok = rank_ok and all(isinstance(w, str) or h == w for h, w in zip(trailing, want))
+    have_dtype = jax.dtypes.canonicalize_dtype(value.dtype)
+    if sizes_ok and have_dtype == jax.dtypes.canonicalize_dtype(dtype):
+        return
+    expected = ", ".join("..." if d is Ellipsis else str(d) for d in shape)
+    raise ValueError(
+        f"{where} was compiled for {name}: {jnp.dtype(dtype).name}[{expected}], "
+        f"got {have_dtype.name}{list(have)}; compile it for this call "
+        f"(tessera.load binds each call; the CLI takes --arg {name}=TYPE)")
+
+
 def _attention_kernel(q_view, k_view, v_view, out):
     # src: line 45
     m_i = jnp.full((1, 128), float("-inf"), jnp.float32)
@@ -79,6 +100,9 @@ def _attention_kernel(q_view, k_view, v_view, out):
 
 def attention(q_in, k_in, v_in, *, interpret=False, tpu="v6e"):
     with _tpu_target(tpu):
+        _check_arg("attention.py:27: kernel 'attention'", "q_in", q_in, jnp.float32, (1, 2, 256, 128))
+        _check_arg("attention.py:27: kernel 'attention'", "k_in", k_in, jnp.float32, (1, 2, 256, 128))
+        _check_arg("attention.py:27: kernel 'attention'", "v_in", v_in, jnp.float32, (1, 2, 256, 128))
         # src: line 38
         q_view = jnp.reshape(q_in, (2, 256, 128))
         # src: line 39

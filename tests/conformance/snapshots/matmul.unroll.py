@@ -33,6 +33,27 @@ def _pad_to_multiple(array, multiples):
     return jnp.pad(array, pads)
 
 
+def _check_arg(where, name, value, dtype, shape):
+    # The module was compiled for one signature of the call: another dtype,
+    # rank or specialized size needs another compile (tessera.load compiles
+    # one per signature; the CLI takes --arg NAME=TYPE).
+    if not hasattr(value, "shape") or not hasattr(value, "dtype"):
+        raise TypeError(f"{where}: argument {name!r} must be an array, got {type(value).__name__}")
+    have = tuple(value.shape)
+    want = shape[1:] if shape[:1] == (...,) else shape
+    rank_ok = len(have) >= len(want) if shape[:1] == (...,) else len(have) == len(want)
+    trailing = have[len(have) - len(want):] if rank_ok else ()
+    sizes_ok = rank_ok and all(isinstance(w, str) or h == w for h, w in zip(trailing, want))
+    have_dtype = jax.dtypes.canonicalize_dtype(value.dtype)
+    if sizes_ok and have_dtype == jax.dtypes.canonicalize_dtype(dtype):
+        return
+    expected = ", ".join("..." if d is Ellipsis else str(d) for d in shape)
+    raise ValueError(
+        f"{where} was compiled for {name}: {jnp.dtype(dtype).name}[{expected}], "
+        f"got {have_dtype.name}{list(have)}; compile it for this call "
+        f"(tessera.load binds each call; the CLI takes --arg {name}=TYPE)")
+
+
 def _matmul_kernel(x, y, out):
     # src: line 27
     acc = jnp.full((128, 128), 0.0, jnp.float32)
@@ -49,6 +70,8 @@ def _matmul_kernel(x, y, out):
 
 def matmul(x, y, *, interpret=False, tpu="v6e"):
     with _tpu_target(tpu):
+        _check_arg("matmul.py:18: kernel 'matmul'", "x", x, jnp.float32, (256, 256))
+        _check_arg("matmul.py:18: kernel 'matmul'", "y", y, jnp.float32, (256, 256))
         # src: line 26
         x_padded = _pad_to_multiple(x, (1, 128))
         y_padded = _pad_to_multiple(y, (128, 1))

@@ -33,6 +33,27 @@ def _pad_to_multiple(array, multiples):
     return jnp.pad(array, pads)
 
 
+def _check_arg(where, name, value, dtype, shape):
+    # The module was compiled for one signature of the call: another dtype,
+    # rank or specialized size needs another compile (tessera.load compiles
+    # one per signature; the CLI takes --arg NAME=TYPE).
+    if not hasattr(value, "shape") or not hasattr(value, "dtype"):
+        raise TypeError(f"{where}: argument {name!r} must be an array, got {type(value).__name__}")
+    have = tuple(value.shape)
+    want = shape[1:] if shape[:1] == (...,) else shape
+    rank_ok = len(have) >= len(want) if shape[:1] == (...,) else len(have) == len(want)
+    trailing = have[len(have) - len(want):] if rank_ok else ()
+    sizes_ok = rank_ok and all(isinstance(w, str) or h == w for h, w in zip(trailing, want))
+    have_dtype = jax.dtypes.canonicalize_dtype(value.dtype)
+    if sizes_ok and have_dtype == jax.dtypes.canonicalize_dtype(dtype):
+        return
+    expected = ", ".join("..." if d is Ellipsis else str(d) for d in shape)
+    raise ValueError(
+        f"{where} was compiled for {name}: {jnp.dtype(dtype).name}[{expected}], "
+        f"got {have_dtype.name}{list(have)}; compile it for this call "
+        f"(tessera.load binds each call; the CLI takes --arg {name}=TYPE)")
+
+
 def _split_k_matmul_kernel(x, y, out_init, out, out_acc_scratch, acc_1_scratch):
     outer_k = pl.program_id(2)
     tile_m = pl.program_id(0)
@@ -72,6 +93,8 @@ def _split_k_matmul_kernel(x, y, out_init, out, out_acc_scratch, acc_1_scratch):
 
 def split_k_matmul(x, y, *, interpret=False, tpu="v6e"):
     with _tpu_target(tpu):
+        _check_arg("split_k_matmul.py:19: kernel 'split_k_matmul'", "x", x, jnp.float32, (256, 512))
+        _check_arg("split_k_matmul.py:19: kernel 'split_k_matmul'", "y", y, jnp.float32, (512, 256))
         # src: line 24
         out = jnp.full((256, 256), 0.0, jnp.float32)
         # src: line 26

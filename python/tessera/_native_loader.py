@@ -1,0 +1,73 @@
+"""Finds ``tessera._native`` (the compiler, in-process) and its plugins.
+
+Installed (``pip install .``), the module sits in the package with the
+plugins under ``lib/tessera/plugins``. In a checkout (``scripts/setup.sh``
+puts ``python/`` on the venv's path) it is the build tree's:
+``$TESSERA_BUILD_DIR`` or ``build/`` at the repository root, whose plugins
+the core finds by itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.machinery
+import importlib.util
+import os
+import pathlib
+import sys
+
+PACKAGE_DIR = pathlib.Path(__file__).resolve().parent
+REPOSITORY = PACKAGE_DIR.parent.parent
+
+
+def _build_dir() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("TESSERA_BUILD_DIR") or REPOSITORY / "build")
+
+
+def _load_from(path: pathlib.Path):
+    spec = importlib.util.spec_from_file_location("tessera._native", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["tessera._native"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@functools.lru_cache(maxsize=None)
+def native():
+    """The ``tessera._native`` module."""
+    try:
+        from tessera import _native  # installed: inside the package
+        return _native
+    except ImportError:
+        pass
+    build = _build_dir() / "python" / "tessera"
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        candidate = build / f"_native{suffix}"
+        if candidate.exists():
+            return _load_from(candidate)
+    raise ImportError(
+        "tessera's compiler module (_native) is not built: run "
+        "`bash scripts/setup.sh && bash scripts/build.sh` in the checkout, "
+        f"or `pip install .` (looked in {build})")
+
+
+def plugin_paths() -> list[str]:
+    """Plugin folders to search before the core's own search path."""
+    installed = PACKAGE_DIR / "lib" / "tessera" / "plugins"
+    return [str(installed)] if installed.is_dir() else []
+
+
+def configs_dir() -> pathlib.Path:
+    """The pipeline configs shipped with Tessera."""
+    installed = PACKAGE_DIR / "configs"
+    return installed if installed.is_dir() else REPOSITORY / "configs"
+
+
+@functools.lru_cache(maxsize=None)
+def compiler():
+    """The process's compiler, plugins loaded once."""
+    module = native()
+    instance = module.Compiler(plugin_paths())
+    if instance.load_errors:
+        raise ImportError(f"tessera: plugins failed to load:\n{instance.load_errors}")
+    return instance

@@ -1,0 +1,242 @@
+"""The runtime's contract: binding at the call, the caches, the guards of
+generated modules, errors with locations, JAX transformations and PyTorch
+tensors."""
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tessera
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BUILD = pathlib.Path(os.environ.get("TESSERA_BUILD_DIR") or ROOT / "build")
+EXAMPLES = ROOT / "examples"
+
+
+def rand(shape, dtype=jnp.float32, seed=0):
+    return jnp.asarray(np.random.default_rng(seed).standard_normal(shape), dtype)
+
+
+def test_one_compile_per_signature():
+    library = tessera.load(EXAMPLES / "add.py")
+    before = tessera.cache_stats()
+    x, y = rand((128, 256)), rand((128, 256), seed=1)
+    np.testing.assert_allclose(library.add(x, y), x + y, rtol=1e-6)
+    library.add(x, y)
+    library.add(rand((128, 256), seed=2), y)  # same signature, other values
+    after = tessera.cache_stats()
+    assert after.compiles - before.compiles == 1
+    assert after.memory_hits - before.memory_hits == 2
+    library.add(x.astype(jnp.bfloat16), y.astype(jnp.bfloat16))
+    library.add(rand((8, 128)), rand((8, 128)))
+    assert tessera.cache_stats().compiles - before.compiles == 3
+    assert len(library.add.specializations()) == 3
+
+
+def test_outputs_follow_pytorch_dtypes():
+    library = tessera.load(EXAMPLES / "matmul.py")
+    x, y = rand((128, 128), jnp.bfloat16), rand((128, 128), jnp.bfloat16, seed=1)
+    assert library.matmul(x, y).dtype == jnp.bfloat16
+    # torch.promote_types(bf16, f32) is f32.
+    assert library.matmul(x, y.astype(jnp.float32)).dtype == jnp.float32
+    assert tessera.load(EXAMPLES / "exp.py").exp(rand((8, 1))).shape == (8, 1)
+
+
+def test_specialization_code_report_config():
+    spec = tessera.load(EXAMPLES / "matmul.py").matmul.bind(
+        jax.ShapeDtypeStruct((512, 256), jnp.bfloat16),
+        jax.ShapeDtypeStruct((256, 384), jnp.bfloat16))
+    assert "def matmul(" in spec.code and "pl.pallas_call" in spec.code
+    compile(spec.code, str(spec.path), "exec")
+    assert spec.config["backend"] == "pallas-tpu"
+    assert spec.config["launcher"] == "emit_pipeline"
+    report = spec.report()
+    assert report["kernel"] == "matmul" and report["time_s"] > 0
+    assert report["flops"] == pytest.approx(2 * 512 * 256 * 384, rel=0.01)
+
+
+def test_backend_and_launcher_choice():
+    x = rand((64, 128))
+    for backend, launcher in [("pallas-tpu", "unroll"), ("pallas-tpu", "fori_loop"),
+                              ("pallas-gpu", "triton")]:
+        library = tessera.load(EXAMPLES / "exp.py", backend=backend, launcher=launcher)
+        spec = library.exp.bind(x)
+        assert spec.config["backend"] == backend
+        assert spec.config["launcher"] == launcher
+        np.testing.assert_allclose(library.exp(x), jnp.exp(x), rtol=1e-5)
+    with pytest.raises(ValueError, match="unknown launcher 'nosuch'.*emit_pipeline"):
+        tessera.load(EXAMPLES / "exp.py", backend="pallas-tpu", launcher="nosuch")
+    with pytest.raises(ValueError, match="unknown backend"):
+        tessera.load(EXAMPLES / "exp.py", backend="cuda")
+
+
+def test_config_file(tmp_path):
+    config = tmp_path / "mine.toml"
+    config.write_text((ROOT / "configs" / "pallas_unroll.toml").read_text())
+    spec = tessera.load(EXAMPLES / "exp.py", config=config).exp.bind(rand((16, 128)))
+    assert spec.config["launcher"] == "unroll"
+
+
+def test_jit_and_vmap():
+    add = tessera.load(EXAMPLES / "add.py").add
+    x, y = rand((16, 128)), rand((16, 128), seed=1)
+    np.testing.assert_allclose(jax.jit(lambda a, b: add(a, b) * 2)(x, y), (x + y) * 2, rtol=1e-6)
+    xs, ys = rand((3, 16, 128)), rand((3, 16, 128), seed=1)
+    np.testing.assert_allclose(jax.vmap(add)(xs, ys), xs + ys, rtol=1e-6)
+
+
+def test_interpret_is_automatic_on_a_cpu():
+    assert jax.default_backend() == "cpu"
+    # No abstract device, no interpret= argument: the runtime chooses.
+    out = tessera.load(EXAMPLES / "softmax.py").softmax(rand((8, 128)))
+    np.testing.assert_allclose(out, jax.nn.softmax(rand((8, 128)), axis=-1), rtol=1e-5)
+
+
+def test_torch_tensors_in_and_out():
+    torch = pytest.importorskip("torch")
+    library = tessera.load(EXAMPLES / "add.py")
+    x = torch.randn(32, 128, dtype=torch.bfloat16)
+    y = torch.randn(32, 128, dtype=torch.bfloat16)
+    out = library.add(x, y)
+    assert isinstance(out, torch.Tensor)
+    assert out.dtype == torch.bfloat16 and out.device == x.device
+    torch.testing.assert_close(out, x + y)
+    grad = torch.randn(32, 128, requires_grad=True)
+    torch.testing.assert_close(library.add(grad, grad), (grad + grad).detach())
+
+
+def test_compile_errors_carry_the_location(tmp_path):
+    source = tmp_path / "broken.py"
+    source.write_text(textwrap.dedent("""\
+        import helion
+        import helion.language as hl
+        import torch
+
+        @helion.kernel()
+        def good(x: torch.Tensor) -> torch.Tensor:
+            out = torch.empty_like(x)
+            for tile in hl.tile(x.size()):
+                out[tile] = x[tile] * 2.0
+            return out
+
+        @helion.kernel()
+        def bad(x: torch.Tensor) -> torch.Tensor:
+            out = torch.empty_like(x)
+            for tile in hl.tile(x.size()):
+                out[tile] = torch.nosuch(x[tile])
+            return out
+        """))
+    library = tessera.load(source)
+    x = rand((8, 128))
+    # A sibling kernel that does not compile is that kernel's problem alone.
+    np.testing.assert_allclose(library.good(x), x * 2.0)
+    with pytest.raises(tessera.CompileError) as caught:
+        library.bad(x)
+    error = caught.value
+    assert error.line == 16 and error.file.endswith("broken.py")
+    assert "broken.py:16:" in str(error) and "^" in str(error)
+    assert "x=f32[8, 128]" in str(error)
+    with pytest.raises(AttributeError, match="did you mean 'good'"):
+        library.godo
+
+
+def test_call_errors_are_python_errors():
+    add = tessera.load(EXAMPLES / "add.py").add
+    with pytest.raises(TypeError, match="missing required argument"):
+        add(rand((8, 128)))
+    with pytest.raises(TypeError, match="did you mean 'y'"):
+        add(rand((8, 128)), yy=rand((8, 128)))
+    with pytest.raises(TypeError, match="dtype uint8"):
+        add(jnp.zeros((8, 128), jnp.uint8), jnp.zeros((8, 128), jnp.uint8))
+
+
+def test_disk_cache_serves_a_second_process(tmp_path):
+    script = textwrap.dedent(f"""\
+        import sys
+        sys.path.insert(0, {str(ROOT / 'python')!r})
+        import jax.numpy as jnp, tessera
+        lib = tessera.load({str(EXAMPLES / 'add.py')!r})
+        lib.add(jnp.ones((8, 128)), jnp.ones((8, 128)))
+        stats = tessera.cache_stats()
+        print(stats.compiles, stats.disk_hits)
+        """)
+    env = dict(os.environ, TESSERA_CACHE_DIR=str(tmp_path / "cache"), JAX_PLATFORMS="cpu")
+
+    def run():
+        out = subprocess.run([sys.executable, "-c", script], env=env, check=True,
+                             capture_output=True, text=True).stdout.split()
+        return int(out[-2]), int(out[-1])
+
+    assert run() == (1, 0)
+    assert run() == (0, 1)  # no compile at all in the second process
+    assert len(list((tmp_path / "cache").glob("add_*.py"))) == 1
+
+
+def test_source_change_invalidates(tmp_path):
+    source = tmp_path / "scale.py"
+    template = textwrap.dedent("""\
+        import helion
+        import helion.language as hl
+        import torch
+
+        @helion.kernel()
+        def scale(x: torch.Tensor) -> torch.Tensor:
+            out = torch.empty_like(x)
+            for tile in hl.tile(x.size()):
+                out[tile] = x[tile] * FACTOR
+            return out
+        """)
+    x = rand((8, 128))
+    source.write_text(template.replace("FACTOR", "2.0"))
+    np.testing.assert_allclose(tessera.load(source).scale(x), x * 2.0)
+    source.write_text(template.replace("FACTOR", "3.0"))
+    np.testing.assert_allclose(tessera.load(source).scale(x), x * 3.0)
+
+
+def test_decorator_on_a_function_of_the_callers_module():
+    from kernels_of_mine import double_rows, scaled_rows
+
+    x = rand((16, 256))
+    np.testing.assert_allclose(double_rows(x), x * 2.0)
+    np.testing.assert_allclose(scaled_rows(x, 0.5), x * 0.5)
+    assert isinstance(double_rows, tessera.Kernel)
+    spec = scaled_rows.bind(x, 0.5)
+    assert spec.config["block_sizes"] == [8, 128]
+    assert "(8, 128)" in spec.code
+
+
+@pytest.fixture
+def cli_module(tmp_path):
+    cli = BUILD / "bin" / "tessera"
+    out = tmp_path / "matmul_bf16.py"
+    subprocess.run([str(cli), "compile", str(EXAMPLES / "matmul.py"), "--arg", "x=bf16[128,256]",
+                    "--arg", "y=bf16[256,128]", "-o", str(out)], check=True)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        yield __import__("matmul_bf16")
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+@pytest.mark.parametrize("x,y,what", [
+    (((256, 256), jnp.bfloat16), ((256, 128), jnp.bfloat16), r"x: bfloat16\[128, 256\], got bfloat16\[256, 256\]"),
+    (((128, 256), jnp.float32), ((256, 128), jnp.bfloat16), r"x: bfloat16\[128, 256\], got float32\[128, 256\]"),
+    (((2, 128, 256), jnp.bfloat16), ((256, 128), jnp.bfloat16), r"x: bfloat16\[128, 256\], got bfloat16\[2, 128, 256\]"),
+], ids=["shape", "dtype", "rank"])
+def test_guards_of_a_module_compiled_ahead_of_time(cli_module, x, y, what):
+    a = jnp.zeros(x[0], x[1])
+    b = jnp.zeros(y[0], y[1])
+    with pytest.raises(ValueError, match=r"matmul\.py:\d+: kernel 'matmul' was compiled for " + what):
+        cli_module.matmul(a, b, interpret=True)
+    with pytest.raises(ValueError, match="was compiled for"):
+        jax.jit(lambda p, q: cli_module.matmul(p, q, interpret=True))(a, b)
+    good = cli_module.matmul(jnp.ones((128, 256), jnp.bfloat16), jnp.ones((256, 128), jnp.bfloat16),
+                             interpret=True)
+    assert good.shape == (128, 128) and good.dtype == jnp.bfloat16

@@ -1,0 +1,131 @@
+#include "in_process_compiler.h"
+
+#include "compile_steps.h"
+#include "driver/pass_manager.h"
+#include "driver/pipeline_resolution.h"
+#include "fmt/format.h"
+#include "session.h"
+
+namespace tessera::cli {
+namespace {
+
+CompileResult Finish(CompileResult result, const DiagnosticEngine& diagnostics,
+                     const absl::Status& status) {
+  result.diagnostics = diagnostics.diagnostics();
+  result.rendered_diagnostics = diagnostics.RenderAll();
+  if (status.ok() && !diagnostics.has_errors()) return result;
+  if (diagnostics.has_errors()) {
+    result.outcome = CompileOutcome::kUserError;
+  } else {
+    result.outcome = CompileOutcome::kInternalError;
+    result.message = std::string(status.message());
+  }
+  result.code.clear();
+  return result;
+}
+
+}  // namespace
+
+InProcessCompiler::InProcessCompiler(std::vector<std::string> plugin_paths) {
+  std::vector<PluginSearchEntry> first;
+  for (std::string& path : plugin_paths) {
+    first.push_back(PluginSearchEntry{
+        std::move(path), PluginPathOrigin::kCommandLine, "", {}});
+  }
+  DiagnosticEngine diagnostics;
+  loaded_ =
+      loader_.LoadAll(PluginSearchPath(std::move(first), {},
+                                       std::getenv("TESSERA_PLUGIN_PATH")),
+                      diagnostics);
+  load_errors_ = diagnostics.RenderAll();
+}
+
+std::vector<std::string> InProcessCompiler::PluginVersions() const {
+  std::vector<std::string> versions;
+  for (const LoadedPlugin& plugin : registry_.plugins()) {
+    versions.push_back(plugin.name + " " + plugin.version);
+  }
+  return versions;
+}
+
+CompileResult InProcessCompiler::Compile(const CompileRequest& request) {
+  CompileResult result;
+  DiagnosticEngine diagnostics;
+  if (!loaded_) {
+    result.outcome = CompileOutcome::kInternalError;
+    result.message = "plugins failed to load:\n" + load_errors_;
+    return result;
+  }
+  absl::StatusOr<PipelineConfig> config;
+  if (request.config_path.empty()) {
+    diagnostics.AddSource(kBuiltinConfigName, kDefaultPipelineToml);
+    config = ParsePipelineConfig(kDefaultPipelineToml, kBuiltinConfigName, "",
+                                 diagnostics);
+  } else {
+    config = LoadPipelineConfigFile(request.config_path, diagnostics);
+  }
+  if (!config.ok()) return Finish(result, diagnostics, config.status());
+  diagnostics.AddSource(request.source_path, request.source_text);
+
+  PipelineOverrides overrides;
+  for (const auto& [key, value] : request.backend_options) {
+    overrides.backend_options.push_back(
+        BackendOptionOverride{key, value, fmt::format("{}=", key)});
+  }
+  ResolveRequest resolve;
+  resolve.input_path = request.source_path;
+  resolve.need_frontend = true;
+  resolve.need_backend = true;
+  absl::StatusOr<ResolvedPipeline> pipeline =
+      ResolvePipeline(*config, overrides, registry_, resolve, diagnostics);
+  if (!pipeline.ok()) return Finish(result, diagnostics, pipeline.status());
+  const std::string target = request.kernel.empty() ? "*" : request.kernel;
+  KernelSpecialization& spec = pipeline->info.kernels[target];
+  for (const auto& [name, spelling] : request.args) spec.args[name] = spelling;
+  if (!request.block_sizes.empty()) spec.block_sizes = request.block_sizes;
+  if (!request.kernel.empty()) {
+    pipeline->info.selected_kernels = {request.kernel};
+  }
+  result.backend = pipeline->info.backend;
+  for (const auto& [key, value] : pipeline->info.backend_options.values()) {
+    result.backend_options[key] = OptionValueToString(value);
+  }
+
+  absl::StatusOr<Module> module =
+      ParseInput(request.source_path, *pipeline, request.source_text,
+                 /*is_tir=*/false, diagnostics);
+  if (!module.ok()) return Finish(result, diagnostics, module.status());
+  if (module->functions.empty()) {
+    diagnostics.Error(
+        request.source_path, {},
+        request.kernel.empty()
+            ? std::string("no @helion.kernel function to compile")
+            : fmt::format("no kernel named '{}' in the file", request.kernel));
+    return Finish(result, diagnostics, absl::NotFoundError("no kernel"));
+  }
+  PassManager pass_manager(PassManagerOptions{});
+  for (ResolvedPass& pass : pipeline->passes) pass_manager.AddPass(pass);
+  absl::Status status = pass_manager.Run(*module, pipeline->info, diagnostics);
+  if (!status.ok()) return Finish(result, diagnostics, status);
+
+  if (request.estimate) {
+    DiagnosticEngine quiet;  // a backend without a model still compiles
+    absl::StatusOr<std::vector<KernelEstimate>> estimates =
+        RunEstimate(*module, *pipeline, quiet);
+    if (estimates.ok()) result.estimates = *std::move(estimates);
+  }
+  if (request.emit_code) {
+    absl::StatusOr<std::vector<EmittedFile>> files =
+        RunBackend(*module, *pipeline, diagnostics);
+    if (!files.ok()) return Finish(result, diagnostics, files.status());
+    for (const EmittedFile& file : *files) {
+      if (result.code.empty() || file.name == request.kernel + "_pallas.py") {
+        result.code = file.contents;
+        result.module_name = file.name;
+      }
+    }
+  }
+  return Finish(std::move(result), diagnostics, absl::OkStatus());
+}
+
+}  // namespace tessera::cli
