@@ -77,6 +77,36 @@ fi
 # `pip install .` builds a self-contained wheel instead.
 site_packages=$("$VENV/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 echo "$PWD/python" > "$site_packages/tessera-dev.pth"
+# The current JAX release (tests/jax_current): its own venv, since 0.12
+# needs Python >= 3.12 (pyenv's here). Skipped, with a note, where there is
+# no Python 3.12; the main job does not need it.
+CURRENT_JAX_PACKAGES=(jax==0.12.0.1 jaxlib==0.12.0.1 "numpy<3" pyflakes==3.2.0
+                      absl-py==2.5.1 flatbuffers==25.12.19)
+CURRENT_VENV=.venv-jax-current
+if [[ "${TESSERA_SETUP:-all}" != main ]]; then
+  # pyenv's shim answers `command -v` even when 3.12 is not selected, so
+  # each candidate must run.
+  python312=""
+  candidates=(python3.12)
+  if command -v pyenv >/dev/null; then
+    candidates=("$(pyenv root)"/versions/3.12*/bin/python3.12 "${candidates[@]}")
+  fi
+  for candidate in "${candidates[@]}"; do
+    if "$candidate" --version >/dev/null 2>&1; then
+      python312=$candidate
+      break
+    fi
+  done
+  current_wanted="${CURRENT_JAX_PACKAGES[*]}"
+  if [[ -z "$python312" ]]; then
+    echo "setup: no Python 3.12: the current-JAX checks (tests/jax_current) are skipped"
+  elif [[ "$(cat "$CURRENT_VENV/.tessera-requirements" 2>/dev/null)" != "$current_wanted" ]]; then
+    echo "setup: creating $CURRENT_VENV (${CURRENT_JAX_PACKAGES[*]})"
+    "$python312" -m venv "$CURRENT_VENV"
+    "$CURRENT_VENV/bin/pip" install -q --disable-pip-version-check "${CURRENT_JAX_PACKAGES[@]}"
+    echo "$current_wanted" > "$CURRENT_VENV/.tessera-requirements"
+  fi
+fi
 if [[ "${TESSERA_RAY:-0}" == 1 || "${CI:-}" == true ]] \
     && ! "$VENV/bin/python" -c "import ray" 2>/dev/null; then
   echo "setup: installing ${RAY_PACKAGES[*]} (tessera bench --ray)"

@@ -107,6 +107,11 @@ struct EmitOptions {
   // f32 dots at full f32 precision (Precision.HIGHEST) where the target's
   // default is lower (Pallas Triton: TF32).
   bool f32_dots_full_precision = false;
+  // Parameters whose types the compile was given (`--arg`, the runtime's
+  // call), by kernel name ("*": every kernel): the host function guards
+  // their dtypes. A dtype the frontend guessed (f32 without facts) is not
+  // one the kernel was specialized for, so it is not guarded.
+  std::map<std::string, std::set<std::string>> typed_params;
 };
 
 // What the host side tells the device emitter before it runs.

@@ -39,8 +39,12 @@ std::string HostParameters(const Function& host, PyLines& static_checks) {
       params += fmt::format("{}={}, ", name, literal);
       // `is not None`: a tensor passed for an argument compiled as None
       // must not be compared elementwise.
+      // A sequence (list[int] parameters, spelled as a tuple) compares as
+      // a tuple, so that a list passed for it is the same value.
       static_checks.Line(literal == "None"
                              ? fmt::format("if {} is not None:", name)
+                         : literal.starts_with("(")
+                             ? fmt::format("if tuple({}) != {}:", name, literal)
                              : fmt::format("if {} != {}:", name, literal));
       static_checks.Indent();
       static_checks.Line(fmt::format(
@@ -143,7 +147,7 @@ void EmitShapeChecks(const Function& host, PyLines& out) {
 namespace {
 
 // The helper behind EmitParamGuards. A shape is a tuple of static sizes and
-// symbol names (any size); a leading `...` stands for the leading dims a
+// None (any size); a leading `...` stands for the leading dims a
 // rank-generic parameter collapses.
 constexpr std::string_view kCheckArgHelper = R"py(
 
@@ -157,21 +161,44 @@ def {0}(where, name, value, dtype, shape):
     want = shape[1:] if shape[:1] == (...,) else shape
     rank_ok = len(have) >= len(want) if shape[:1] == (...,) else len(have) == len(want)
     trailing = have[len(have) - len(want):] if rank_ok else ()
-    sizes_ok = rank_ok and all(isinstance(w, str) or h == w for h, w in zip(trailing, want))
+    sizes_ok = rank_ok and all(w is None or h == w for h, w in zip(trailing, want))
     have_dtype = jax.dtypes.canonicalize_dtype(value.dtype)
-    if sizes_ok and have_dtype == jax.dtypes.canonicalize_dtype(dtype):
+    # dtype None: the compile was given no dtype for it (a shape-generic
+    # module takes the dtypes it is called with where they lower).
+    if sizes_ok and (dtype is None or have_dtype == jax.dtypes.canonicalize_dtype(dtype)):
         return
-    expected = ", ".join("..." if d is Ellipsis else str(d) for d in shape)
+    expected = ", ".join("..." if d is Ellipsis else "?" if d is None else str(d) for d in shape)
+    expected_dtype = "" if dtype is None else jnp.dtype(dtype).name
     raise ValueError(
-        f"{{where}} was compiled for {{name}}: {{jnp.dtype(dtype).name}}[{{expected}}], "
+        f"{{where}} was compiled for {{name}}: {{expected_dtype}}[{{expected}}], "
         f"got {{have_dtype.name}}{{list(have)}}; compile it for this call "
         f"(tessera.load binds each call; the CLI takes --arg {{name}}=TYPE)")
 )py";
 
 }  // namespace
 
-std::string EmitParamGuards(const Function& host, std::string_view where,
-                            NameTable& names, PyLines& out) {
+std::map<std::string, std::set<std::string>> TypedParams(
+    const PipelineInfo& pipeline) {
+  std::map<std::string, std::set<std::string>> typed;
+  for (const auto& [kernel, specialization] : pipeline.kernels) {
+    for (const auto& [param, spelling] : specialization.args) {
+      typed[kernel].insert(param);
+    }
+  }
+  return typed;
+}
+
+std::string EmitParamGuards(
+    const Function& host, std::string_view where,
+    const std::map<std::string, std::set<std::string>>& typed_params,
+    NameTable& names, PyLines& out) {
+  auto typed = [&](const std::string& param) {
+    for (const std::string& kernel : {host.name, std::string("*")}) {
+      auto it = typed_params.find(kernel);
+      if (it != typed_params.end() && it->second.count(param)) return true;
+    }
+    return false;
+  };
   std::map<std::string, size_t> generic;  // param -> trailing dims
   if (const auto* list =
           GetAttr<std::vector<std::string>>(host.attrs, "rank_generic")) {
@@ -195,8 +222,10 @@ std::string EmitParamGuards(const Function& host, std::string_view where,
     }
     for (size_t d = first; d < param.type.shape.size(); ++d) {
       const Dim& dim = param.type.shape[d];
+      // A symbolic dim is None: its name in the module's text would read as
+      // a use of the shape variable it names.
       dims.push_back(dim.is_static() ? fmt::format("{}", dim.size)
-                                     : PyStringLiteral(dim.symbol));
+                                     : std::string("None"));
     }
     std::string shape = fmt::format("({}", fmt::join(dims, ", "));
     shape += dims.size() == 1 ? ",)" : ")";
@@ -204,7 +233,8 @@ std::string EmitParamGuards(const Function& host, std::string_view where,
         "{}({}, {}, {}, {}, {})", helper,
         PyStringLiteral(fmt::format("{}: kernel '{}'", where, host.name)),
         PyStringLiteral(param.name), SanitizeIdentifier(param.name),
-        JnpDType(param.type.dtype), shape));
+        typed(param.name) ? JnpDType(param.type.dtype) : std::string("None"),
+        shape));
   }
   return helper.empty() ? "" : fmt::format(kCheckArgHelper, helper);
 }

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "python_writer.h"
 #include "tessera/ir/ir.h"
+#include "tessera/pipeline_info.h"
 
 namespace tessera::pallas {
 
@@ -32,7 +34,14 @@ void EmitShapeChecks(const Function& host, PyLines& out);
 // compiled one. `where` names the kernel's line ("add.py:17"). Returns the
 // definition of the module-level helper the guards call ("" when the kernel
 // has no ref parameter); its name is taken from `names`.
-std::string EmitParamGuards(const Function& host, std::string_view where,
-                            NameTable& names, PyLines& out);
+std::string EmitParamGuards(
+    const Function& host, std::string_view where,
+    const std::map<std::string, std::set<std::string>>& typed_params,
+    NameTable& names, PyLines& out);
+
+// EmitOptions::typed_params of a pipeline: the parameters its kernel
+// specializations (config `[kernels.NAME.args]`, --arg) give types.
+std::map<std::string, std::set<std::string>> TypedParams(
+    const PipelineInfo& pipeline);
 
 }  // namespace tessera::pallas

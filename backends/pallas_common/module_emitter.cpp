@@ -697,8 +697,8 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
     host_body.Indent();
   }
   host_body.Append(static_checks);
-  const std::string guard_helper =
-      EmitParamGuards(host_, KernelLine(), state_.names, host_body);
+  const std::string guard_helper = EmitParamGuards(
+      host_, KernelLine(), options_.emit.typed_params, state_.names, host_body);
   host_body.Append(rank_collapse);
   EmitShapeChecks(host_, host_body);
   host_body.Append(prelude_);

@@ -6,6 +6,7 @@
 
 #include "device_emitter.h"
 #include "fmt/format.h"
+#include "gpu_device_context.h"
 #include "gpu_policy.h"
 #include "launch_call.h"
 #include "mosaic_launch.h"
@@ -235,6 +236,7 @@ class GpuTarget : public PallasTarget {
         {"plgpu", "from jax.experimental.pallas import mosaic_gpu as plgpu"}};
   }
   void ReserveNames(ModuleState& state) const override {
+    state.target_fn = state.names.Fresh("_gpu_target");
     if (options_.launcher == Launcher::kMosaicGpu) {
       atomic_helper_ = state.names.Fresh("_atomic_add_block");
       interpret_helper_ = state.names.Fresh("_mosaic_gpu_interpret");
@@ -272,8 +274,12 @@ class GpuTarget : public PallasTarget {
     }
     return fmt::format("jnp.cumsum({}, axis={})", call.inputs[0], call.axis);
   }
+  std::string HostContext(const ModuleState& state) const override {
+    return fmt::format("with {}():", state.target_fn);
+  }
   std::string ModuleHelpers(const ModuleState& state) const override {
-    std::string helpers = PallasTarget::ModuleHelpers(state);
+    std::string helpers = GpuDeviceContextHelper(state.target_fn) +
+                          PallasTarget::ModuleHelpers(state);
     helpers += TracedLaunchHelperSource(traced_helpers_);
     if (interpret_helper_used_) {
       helpers += MosaicInterpretHelper(interpret_helper_);
@@ -510,6 +516,7 @@ absl::StatusOr<EmittedFile> EmitGpuKernelModule(const Module& module,
     common.emit.pipeline_stages = kernel_options.num_stages;
   }
   common.emit.f32_dots_full_precision = options.f32_dots_ieee;
+  common.emit.typed_params = options.typed_params;
   if (options.launcher == Launcher::kTriton) {
     if (std::optional<Module> squeezed = SqueezeUnitBatchTile(module, host)) {
       return EmitPallasModule(*squeezed, *squeezed->FindFunction(host.name),

@@ -24,6 +24,8 @@ struct GpuModuleOptions {
   // f32 x f32 dots in full f32 (Triton's IEEE input precision, FMA) rather
   // than TF32 tensor cores, Pallas's and Helion's default on NVIDIA.
   bool f32_dots_ieee = false;
+  // EmitOptions::typed_params.
+  std::map<std::string, std::set<std::string>> typed_params;
 };
 
 // The module of one kernel (host function `host` of `module`).

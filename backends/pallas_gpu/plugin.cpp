@@ -5,6 +5,7 @@
 
 #include "fmt/format.h"
 #include "gpu_target.h"
+#include "host_contract.h"
 #include "tessera/plugin.h"
 
 namespace tessera::pallas {
@@ -23,6 +24,7 @@ class PallasGpuBackend : public Backend {
     gpu.num_stages = options.GetInt("num_stages", 0);
     gpu.check_legality = options.GetBool("check_legality", true);
     gpu.f32_dots_ieee = options.GetString("dot_precision", "tf32") == "ieee";
+    gpu.typed_params = TypedParams(ctx.pipeline());
     std::vector<EmittedFile> files;
     size_t failures = 0;
     for (const Function& function : module.functions) {

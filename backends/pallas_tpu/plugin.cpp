@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "host_contract.h"
 #include "module_emitter.h"
 #include "tessera/plugin.h"
 
@@ -33,6 +34,7 @@ std::optional<ModuleOptions> ReadOptions(BackendContext& ctx) {
   module_options.tpu = *tpu;
   module_options.emit.prefetch = options.GetBool("prefetch", true);
   module_options.check_legality = options.GetBool("check_legality", true);
+  module_options.emit.typed_params = TypedParams(ctx.pipeline());
   return module_options;
 }
 

@@ -219,8 +219,25 @@ int KernelLowering::RankGenericTrailingFromSource(
 // `hl.constexpr` and `str` parameters are compile-time values: their
 // default, or `--arg name=VALUE`. The host function keeps them as keyword
 // arguments and checks at trace time that a call passes the compiled value.
+// `list[int]`, `tuple[int, ...]`, `Sequence[int]` (layer_norm's
+// normalized_shape): sizes the kernel is compiled for, as Helion
+// specializes on them.
+bool IsIntSequenceAnnotation(const Node& annotation) {
+  if (annotation.kind != NodeKind::kSubscript || annotation.children.empty()) {
+    return false;
+  }
+  const std::string base = DottedName(*annotation.children[0]);
+  for (const char* sequence :
+       {"list", "tuple", "List", "Tuple", "Sequence", "typing.List",
+        "typing.Tuple", "typing.Sequence", "collections.abc.Sequence"}) {
+    if (base == sequence) return true;
+  }
+  return false;
+}
+
 bool IsStaticParam(const Param& param) {
   if (param.annotation == nullptr) return false;
+  if (IsIntSequenceAnnotation(*param.annotation)) return true;
   std::string name = DottedName(*param.annotation);
   return name == "constexpr" || name.ends_with(".constexpr") || name == "str";
 }
@@ -271,7 +288,44 @@ bool KernelLowering::IsCompileTimeParam(const Param& param) const {
   return IsOptionalNoneParam(param) && spec_.args.count(param.name) == 0;
 }
 
+namespace {
+
+// "[1024]", "(4, 64)", "[]": a sequence of ints, spelled back as a tuple
+// literal ("(1024,)"); nullopt when `text` is not one.
+std::optional<Val> IntSequenceFromText(std::string_view text,
+                                       std::string& literal) {
+  if (text.size() < 2 || !((text.front() == '[' && text.back() == ']') ||
+                           (text.front() == '(' && text.back() == ')'))) {
+    return std::nullopt;
+  }
+  std::vector<Val> elems;
+  std::vector<std::string> spelled;
+  std::string_view rest = text.substr(1, text.size() - 2);
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string item(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view()
+                                           : rest.substr(comma + 1);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.empty() && rest.empty()) break;  // a trailing comma
+    char* end = nullptr;
+    const long long value = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || end == nullptr || *end != '\0') return std::nullopt;
+    elems.push_back(Val::Int(value));
+    spelled.push_back(std::to_string(value));
+  }
+  literal = spelled.size() == 1 ? fmt::format("({},)", spelled[0])
+                                : fmt::format("({})", fmt::join(spelled, ", "));
+  return Val::Tuple(std::move(elems));
+}
+
+}  // namespace
+
 Val StaticValueFromText(const std::string& text, std::string& literal) {
+  if (std::optional<Val> sequence = IntSequenceFromText(text, literal)) {
+    return *std::move(sequence);
+  }
   if (text == "True" || text == "False") {
     literal = text;
     return Val::Bool(text == "True");

@@ -136,6 +136,35 @@ nb::dict Compile(cli::InProcessCompiler& compiler, std::string source_path,
   return out;
 }
 
+nb::dict ChooseBlocks(cli::InProcessCompiler& compiler, std::string source_path,
+                      std::string source_text, std::string config_path,
+                      std::vector<std::pair<std::string, std::string>> options,
+                      std::string kernel,
+                      std::map<std::string, std::string> args,
+                      bool search_launchers, int64_t budget_us) {
+  cli::CompileRequest request;
+  request.source_path = std::move(source_path);
+  request.source_text = std::move(source_text);
+  request.config_path = std::move(config_path);
+  request.backend_options = std::move(options);
+  request.kernel = std::move(kernel);
+  request.args = std::move(args);
+  cli::BlockChoice choice;
+  {
+    nb::gil_scoped_release release;
+    choice = compiler.ChooseBlocks(request, search_launchers, budget_us);
+  }
+  nb::dict out;
+  out["found"] = choice.found;
+  out["why"] = choice.why;
+  out["block_sizes"] = choice.block_sizes;
+  out["launcher"] = choice.launcher;
+  out["time_s"] = choice.time_s;
+  out["own_time_s"] = choice.own_time_s;
+  out["evaluated"] = choice.evaluated;
+  return out;
+}
+
 }  // namespace
 }  // namespace tessera::native
 
@@ -151,6 +180,11 @@ NB_MODULE(_native, m) {
            nb::arg("backend_options"), nb::arg("kernel"), nb::arg("args"),
            nb::arg("block_sizes"), nb::arg("emit_code") = true,
            nb::arg("estimate") = false)
+      .def("choose_blocks", &tessera::native::ChooseBlocks,
+           nb::arg("source_path"), nb::arg("source_text"),
+           nb::arg("config_path"), nb::arg("backend_options"),
+           nb::arg("kernel"), nb::arg("args"), nb::arg("search_launchers"),
+           nb::arg("budget_us"))
       .def("plugin_versions", &InProcessCompiler::PluginVersions)
       .def_prop_ro("load_errors", &InProcessCompiler::load_errors);
 }

@@ -26,6 +26,7 @@ class CacheStats:
     compiles: int = 0  # in-process compiles run
     memory_hits: int = 0
     disk_hits: int = 0  # modules loaded from the disk cache, no compile
+    block_searches: int = 0  # blocks chosen by the cost model
 
 
 STATS = CacheStats()

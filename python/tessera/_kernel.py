@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import os
 import inspect
 import pathlib
 import threading
@@ -52,6 +53,8 @@ class Specialization:
             "backend": self._meta["backend"],
             **self._meta["backend_options"],
             "block_sizes": self._meta["block_sizes"] or "the kernel's own",
+            "blocks_chosen_by": ("the cost model" if self._meta.get("block_choice")
+                                 else "the kernel or its config"),
         }
 
     def report(self) -> dict:
@@ -60,7 +63,8 @@ class Specialization:
         model."""
         if self._report is None:
             result = self.kernel._compile_native(self.signature, self.pipeline,
-                                                 emit_code=False, estimate=True)
+                                                 emit_code=False, estimate=True,
+                                                 choice=self._meta.get("block_choice"))
             estimates = result["estimates"]
             self._report = estimates[0] if estimates else {}
         return self._report
@@ -139,8 +143,12 @@ class Kernel:
                     key.append((name, type(value), value))
                 else:
                     key.append((name, type(value)))
+            elif isinstance(value, (list, tuple)):
+                key.append((name, type(value), tuple(map(repr, value))))
             else:
-                key.append((name, id(type(value))))
+                # Anything else compiles (or raises) through the full
+                # signature; its identity keeps distinct values apart.
+                key.append((name, type(value), id(value)))
         return tuple(key)
 
     def _signature(self, values: dict) -> Signature:
@@ -150,10 +158,15 @@ class Kernel:
 
     # -- compiling -------------------------------------------------------------
     def _compile_native(self, signature: Signature, pipeline: Pipeline, *, emit_code=True,
-                        estimate=False) -> dict:
+                        estimate=False, choice: dict | None = None) -> dict:
+        blocks, options = self.block_sizes, list(pipeline.options)
+        if choice is not None:
+            blocks = choice["block_sizes"]
+            options = [(k, v) for k, v in options if k != "launcher"]
+            options.append(("launcher", choice["launcher"]))
         result = compiler().compile(
-            self.source.path, self.source.text, pipeline.config, list(pipeline.options),
-            self.name, signature.args(), self.block_sizes, emit_code, estimate)
+            self.source.path, self.source.text, pipeline.config, options,
+            self.name, signature.args(), blocks, emit_code, estimate)
         if result["outcome"] == "user_error":
             raise CompileError(self.name, result["rendered"],
                                [Diagnostic.from_native(d) for d in result["diagnostics"]],
@@ -174,6 +187,24 @@ class Kernel:
             self.source.path, self.name, repr(signature.facts), pipeline.key(),
             repr(self.block_sizes))
 
+    def _blocks_are_given(self, pipeline: Pipeline) -> bool:
+        return bool(self.block_sizes) or self.source.has_config or pipeline.gives_blocks(self.name)
+
+    def _choose_blocks(self, signature: Signature, pipeline: Pipeline) -> dict | None:
+        """Blocks (and a launcher, unless the caller fixed it) ranked by the
+        backend's cost model for the call's shapes, when nothing the user
+        wrote gives them; None when the backend has no model or the shapes
+        are symbolic."""
+        if (not self.static_shapes or self._blocks_are_given(pipeline)
+                or os.environ.get("TESSERA_BLOCK_CHOICE", "1") in ("0", "off", "false")):
+            return None
+        budget_us = int(os.environ.get("TESSERA_BLOCK_SEARCH_US", "5000"))
+        choice = compiler().choose_blocks(
+            self.source.path, self.source.text, pipeline.config, list(pipeline.options),
+            self.name, signature.args(), not pipeline.launcher_fixed, budget_us)
+        _cache.STATS.block_searches += 1
+        return dict(choice) if choice["found"] else None
+
     def _specialize(self, signature: Signature, pipeline: Pipeline) -> Specialization:
         key = self._cache_key(signature, pipeline)
         cached = _cache.lookup(self.name, key)
@@ -182,7 +213,16 @@ class Kernel:
             path, meta = cached
             return Specialization(self, signature, pipeline, path, meta)
         _cache.STATS.compiles += 1
-        result = self._compile_native(signature, pipeline)
+        choice = self._choose_blocks(signature, pipeline)
+        try:
+            result = self._compile_native(signature, pipeline, choice=choice)
+        except CompileError:
+            if choice is None:
+                raise
+            # The model's choice is checked by the compile: blocks the
+            # backend rejects fall back to the kernel's own.
+            choice = None
+            result = self._compile_native(signature, pipeline)
         meta = {
             "kernel": self.name,
             "function": self.name,
@@ -190,7 +230,8 @@ class Kernel:
             "backend": result["backend"],
             "backend_options": {key: _option_value(value)
                                 for key, value in result["backend_options"].items()},
-            "block_sizes": self.block_sizes,
+            "block_sizes": choice["block_sizes"] if choice else self.block_sizes,
+            "block_choice": choice,
             "source": self.source.path,
         }
         path = _cache.store(self.name, key, result["code"], meta)

@@ -8,6 +8,7 @@ import dataclasses
 import functools
 import hashlib
 import pathlib
+import tomllib
 
 from ._native_loader import configs_dir
 
@@ -24,6 +25,16 @@ class Pipeline:
     # Tried in order when the first does not compile a kernel (the GPU's
     # default: Mosaic GPU where it compiles, Triton otherwise).
     fallback: "Pipeline | None" = None
+    # The caller named the launcher (or a config of its own): blocks chosen
+    # at the call keep it; otherwise the cost model may pick another.
+    launcher_fixed: bool = False
+
+    def gives_blocks(self, kernel: str) -> bool:
+        """Whether the config sets `kernel`'s blocks ([kernels.NAME] or
+        [kernels."*"] block_sizes, as `tessera tune` writes them)."""
+        kernels = _config_tables(self.config).get("kernels", {})
+        return any(isinstance(kernels.get(name), dict) and "block_sizes" in kernels[name]
+                   for name in (kernel, "*"))
 
     def key(self) -> str:
         """Identifies the pipeline in cache keys: the config's text, not its
@@ -41,6 +52,20 @@ def _config_key(path: str, mtime_ns: int, size: int, options) -> str:
     digest = hashlib.sha256(pathlib.Path(path).read_bytes())
     digest.update(repr(options).encode())
     return digest.hexdigest()
+
+
+def _config_tables(path: str) -> dict:
+    stat = pathlib.Path(path).stat()
+    return _parsed_config(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed_config(path: str, mtime_ns: int, size: int) -> dict:
+    try:
+        with open(path, "rb") as stream:
+            return tomllib.load(stream)
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}  # the compiler reports the config's errors, located
 
 
 def _launchers(backend: str) -> list[str]:
@@ -80,13 +105,16 @@ def choose(config=None, backend=None, launcher=None, options=()) -> Pipeline:
         path = pathlib.Path(config)
         if not path.is_file():
             raise FileNotFoundError(f"pipeline config {config!r} not found")
-        return Pipeline(str(path.resolve()), options)
+        return Pipeline(str(path.resolve()), options, launcher_fixed=True)
     if backend is not None:
-        return _named(backend, launcher, options)
+        return dataclasses.replace(_named(backend, launcher, options),
+                                   launcher_fixed=launcher is not None)
     platform = device_platform()
     if platform in ("gpu", "cuda", "rocm"):
         if launcher is not None:
-            return _named("pallas-gpu", launcher, options)
+            return dataclasses.replace(_named("pallas-gpu", launcher, options),
+                                       launcher_fixed=True)
         triton = _named("pallas-gpu", "triton", options)
         return dataclasses.replace(_named("pallas-gpu", "mosaic", options), fallback=triton)
-    return _named("pallas-tpu", launcher, options)
+    return dataclasses.replace(_named("pallas-tpu", launcher, options),
+                               launcher_fixed=launcher is not None)

@@ -73,6 +73,9 @@ def fact(kernel: KernelSource, param: Param, value, static_shapes: bool) -> str:
     if compile_time:
         if isinstance(value, (bool, int, float, str)):
             return _python_literal(value)
+        if isinstance(value, (list, tuple)) and all(
+                isinstance(v, int) and not isinstance(v, bool) for v in value):
+            return repr(tuple(int(v) for v in value))
         raise TypeError(f"{where}: a compile-time argument takes a bool, int, float "
                         f"or str, got {type(value).__name__}")
     if is_array(value):

@@ -32,8 +32,11 @@ class Param:
 
     @property
     def is_compile_time(self) -> bool:
-        """A value the kernel is compiled for (hl.constexpr, str)."""
-        return "constexpr" in self.annotation or self.annotation == "str"
+        """A value the kernel is compiled for (hl.constexpr, str, a list of
+        ints such as layer_norm's normalized_shape)."""
+        return ("constexpr" in self.annotation or self.annotation == "str"
+                or self.annotation.split("[")[0].split(".")[-1]
+                in ("list", "tuple", "List", "Tuple", "Sequence"))
 
 
 class _Lambda:
@@ -49,6 +52,7 @@ class KernelSource:
     params: tuple[Param, ...]
     specialized: frozenset[str]  # int params passed to hl.specialize
     static_shapes: bool  # the decorator's static_shapes= (Helion's default True)
+    has_config: bool = False  # the decorator gives config= / configs= (blocks)
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -116,6 +120,11 @@ def _specialized(function: ast.FunctionDef) -> frozenset[str]:
     return frozenset(names)
 
 
+def _has_config(call: ast.Call | bool) -> bool:
+    return isinstance(call, ast.Call) and any(
+        keyword.arg in ("config", "configs") for keyword in call.keywords)
+
+
 def _static_shapes(call: ast.Call | bool) -> bool:
     if isinstance(call, ast.Call):
         for keyword in call.keywords:
@@ -142,7 +151,7 @@ def kernels_in(path: str, text: str) -> dict[str, KernelSource]:
             if call:
                 found[node.name] = KernelSource(
                     node.name, path, text, node.lineno, _params(node),
-                    _specialized(node), _static_shapes(call))
+                    _specialized(node), _static_shapes(call), _has_config(call))
                 break
     return found
 

@@ -21,3 +21,15 @@ def scaled_rows(x: torch.Tensor, scale: float) -> torch.Tensor:
     for tile_m, tile_n in hl.tile(x.size()):
         out[tile_m, tile_n] = x[tile_m, tile_n] * scale
     return out
+
+
+@tessera.kernel
+def mean_over_shape(x: torch.Tensor, normalized_shape: list[int]) -> torch.Tensor:
+    """Row means over the trailing `normalized_shape` (a list of ints the
+    kernel is compiled for, as layer_norm's)."""
+    m = x.size(0)
+    n = normalized_shape[0]
+    out = torch.empty([m], dtype=x.dtype, device=x.device)
+    for tile_m in hl.tile(m):
+        out[tile_m] = torch.sum(x[tile_m, :], dim=-1) / n
+    return out

@@ -5,6 +5,7 @@
 #include "driver/pipeline_resolution.h"
 #include "fmt/format.h"
 #include "session.h"
+#include "tune_search.h"
 
 namespace tessera::cli {
 namespace {
@@ -48,13 +49,11 @@ std::vector<std::string> InProcessCompiler::PluginVersions() const {
   return versions;
 }
 
-CompileResult InProcessCompiler::Compile(const CompileRequest& request) {
-  CompileResult result;
-  DiagnosticEngine diagnostics;
+absl::StatusOr<ResolvedPipeline> InProcessCompiler::Resolve(
+    const CompileRequest& request, DiagnosticEngine& diagnostics,
+    CompileResult& result) {
   if (!loaded_) {
-    result.outcome = CompileOutcome::kInternalError;
-    result.message = "plugins failed to load:\n" + load_errors_;
-    return result;
+    return absl::InternalError("plugins failed to load:\n" + load_errors_);
   }
   absl::StatusOr<PipelineConfig> config;
   if (request.config_path.empty()) {
@@ -64,7 +63,7 @@ CompileResult InProcessCompiler::Compile(const CompileRequest& request) {
   } else {
     config = LoadPipelineConfigFile(request.config_path, diagnostics);
   }
-  if (!config.ok()) return Finish(result, diagnostics, config.status());
+  if (!config.ok()) return config.status();
   diagnostics.AddSource(request.source_path, request.source_text);
 
   PipelineOverrides overrides;
@@ -78,7 +77,7 @@ CompileResult InProcessCompiler::Compile(const CompileRequest& request) {
   resolve.need_backend = true;
   absl::StatusOr<ResolvedPipeline> pipeline =
       ResolvePipeline(*config, overrides, registry_, resolve, diagnostics);
-  if (!pipeline.ok()) return Finish(result, diagnostics, pipeline.status());
+  if (!pipeline.ok()) return pipeline.status();
   const std::string target = request.kernel.empty() ? "*" : request.kernel;
   KernelSpecialization& spec = pipeline->info.kernels[target];
   for (const auto& [name, spelling] : request.args) spec.args[name] = spelling;
@@ -90,6 +89,67 @@ CompileResult InProcessCompiler::Compile(const CompileRequest& request) {
   for (const auto& [key, value] : pipeline->info.backend_options.values()) {
     result.backend_options[key] = OptionValueToString(value);
   }
+  return pipeline;
+}
+
+BlockChoice InProcessCompiler::ChooseBlocks(const CompileRequest& request,
+                                            bool search_launchers,
+                                            int64_t budget_us) {
+  BlockChoice choice;
+  DiagnosticEngine diagnostics;
+  CompileResult unused;
+  CompileRequest own = request;
+  own.block_sizes.clear();
+  absl::StatusOr<ResolvedPipeline> pipeline = Resolve(own, diagnostics, unused);
+  if (!pipeline.ok()) {
+    choice.why = diagnostics.has_errors()
+                     ? diagnostics.RenderAll()
+                     : std::string(pipeline.status().message());
+    return choice;
+  }
+  std::vector<std::string> launchers;
+  const std::string configured =
+      pipeline->info.backend_options.GetString("launcher", "");
+  if (!configured.empty()) launchers.push_back(configured);
+  if (search_launchers) {
+    for (const OptionSpec& spec : pipeline->backend->options) {
+      if (spec.name != "launcher") continue;
+      for (const std::string& name : spec.choices) {
+        if (name != configured) launchers.push_back(name);
+      }
+    }
+  }
+  if (launchers.empty()) launchers.push_back("");
+  KernelSearch search(request.source_path, request.source_text, *pipeline,
+                      request.kernel);
+  absl::StatusOr<std::vector<BlockSlot>> slots = search.DiscoverSlots();
+  if (!slots.ok()) {
+    choice.why = std::string(slots.status().message());
+    return choice;
+  }
+  SearchStats stats;
+  std::optional<Candidate> best = search.Descend(
+      *slots, launchers, std::chrono::microseconds(budget_us), stats);
+  choice.evaluated = stats.enumerated;
+  if (!best) {
+    choice.why = stats.first_rejection.empty() ? "the backend has no cost model"
+                                               : stats.first_rejection;
+    return choice;
+  }
+  choice.found = true;
+  choice.block_sizes = best->block_sizes;
+  choice.launcher = best->launcher;
+  choice.time_s = best->estimate.time_s;
+  choice.own_time_s = stats.start_time_s;
+  return choice;
+}
+
+CompileResult InProcessCompiler::Compile(const CompileRequest& request) {
+  CompileResult result;
+  DiagnosticEngine diagnostics;
+  absl::StatusOr<ResolvedPipeline> pipeline =
+      Resolve(request, diagnostics, result);
+  if (!pipeline.ok()) return Finish(result, diagnostics, pipeline.status());
 
   absl::StatusOr<Module> module =
       ParseInput(request.source_path, *pipeline, request.source_text,

@@ -12,7 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "driver/pipeline_config.h"
+#include "driver/pipeline_resolution.h"
 #include "driver/plugin_loader.h"
 #include "driver/plugin_registry.h"
 #include "tessera/cost_estimate.h"
@@ -55,6 +57,18 @@ struct CompileResult {
   std::map<std::string, std::string> backend_options;  // as resolved
 };
 
+// What ChooseBlocks found: the fastest blocks and launcher the cost model
+// knows of for the call's shapes, within the time it was given.
+struct BlockChoice {
+  bool found = false;
+  std::string why;  // why not, when nothing was found
+  std::vector<int64_t> block_sizes;
+  std::string launcher;
+  double time_s = 0;      // the winner's modeled time
+  double own_time_s = 0;  // the kernel's own blocks, same launcher
+  int64_t evaluated = 0;  // candidates the model estimated
+};
+
 class InProcessCompiler {
  public:
   // Loads the plugins found on `plugin_paths` (searched first), then on the
@@ -66,11 +80,23 @@ class InProcessCompiler {
 
   CompileResult Compile(const CompileRequest& request);
 
+  // Blocks (and a launcher, when `search_launchers`) for `request.kernel`
+  // at the call's facts, chosen by the backend's cost model within
+  // `budget_us` (KernelSearch::Descend); request.block_sizes is ignored.
+  BlockChoice ChooseBlocks(const CompileRequest& request, bool search_launchers,
+                           int64_t budget_us);
+
   // "name version" of every loaded plugin, for cache keys and reports.
   std::vector<std::string> PluginVersions() const;
   const std::string& load_errors() const { return load_errors_; }
 
  private:
+  // The request's pipeline with its options, facts and kernel selection;
+  // `result` receives the backend and its resolved options.
+  absl::StatusOr<ResolvedPipeline> Resolve(const CompileRequest& request,
+                                           DiagnosticEngine& diagnostics,
+                                           CompileResult& result);
+
   PluginRegistry registry_;
   PluginLoader loader_{registry_};
   std::string load_errors_;

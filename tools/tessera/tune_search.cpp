@@ -309,6 +309,108 @@ std::vector<Candidate> KernelSearch::Rank(
   return ranked;
 }
 
+std::optional<Candidate> KernelSearch::Descend(
+    const std::vector<BlockSlot>& slots,
+    const std::vector<std::string>& launchers, std::chrono::microseconds budget,
+    SearchStats& stats) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + budget;
+  if (launchers.empty()) return std::nullopt;
+  auto blocks_at = [&](const std::vector<size_t>& position) {
+    std::vector<int64_t> blocks;
+    for (size_t s = 0; s < slots.size(); ++s) {
+      blocks.push_back(slots[s].values[position[s]]);
+    }
+    return blocks;
+  };
+  auto nested_ok = [&](const std::vector<int64_t>& blocks) {
+    for (size_t s = 0; s < slots.size(); ++s) {
+      const int parent = slots[s].parent_slot;
+      if (parent >= 0 &&
+          (blocks[s] > blocks[parent] || blocks[parent] % blocks[s] != 0)) {
+        return false;
+      }
+    }
+    return true;
+  };
+  auto evaluate = [&](const std::vector<size_t>& position,
+                      const std::string& launcher) -> std::optional<Candidate> {
+    const std::vector<int64_t> blocks = blocks_at(position);
+    if (!nested_ok(blocks)) return std::nullopt;
+    ++stats.enumerated;
+    std::string why;
+    std::optional<Candidate> candidate = Evaluate(blocks, launcher, &why);
+    if (!candidate && why != "duplicate") {
+      ++stats.rejected;
+      if (stats.first_rejection.empty()) stats.first_rejection = why;
+    }
+    return candidate;
+  };
+  auto faster = [](const std::optional<Candidate>& a,
+                   const std::optional<Candidate>& b) {
+    return a && (!b || a->estimate.time_s < b->estimate.time_s);
+  };
+  // Two starting points: the kernel's own blocks, and each slot's middle
+  // value (in the log scale of its candidates), which is nearer the
+  // optimum of large shapes; the launcher is chosen at the better one.
+  std::vector<size_t> own(slots.size(), 0), middle(slots.size(), 0);
+  for (size_t s = 0; s < slots.size(); ++s) {
+    const std::vector<int64_t>& values = slots[s].values;
+    auto found =
+        std::find(values.begin(), values.end(), slots[s].default_block);
+    own[s] = found == values.end() ? 0 : found - values.begin();
+    middle[s] = values.size() / 2;
+  }
+  std::optional<Candidate> best = evaluate(own, launchers[0]);
+  if (!best) return std::nullopt;  // no model, or the kernel's own fails
+  stats.start_time_s = best->estimate.time_s;
+  std::vector<size_t> at = own;
+  if (std::optional<Candidate> mid = evaluate(middle, launchers[0]);
+      faster(mid, best)) {
+    best = std::move(mid);
+    at = middle;
+  }
+  std::string launcher = launchers[0];
+  for (size_t l = 1; l < launchers.size() && Clock::now() < deadline; ++l) {
+    if (std::optional<Candidate> other = evaluate(at, launchers[l]);
+        faster(other, best)) {
+      best = std::move(other);
+      launcher = launchers[l];
+    }
+  }
+  // Coordinate descent: a move that helps is repeated in its direction
+  // (a line search) before the next slot is tried.
+  bool improved = true;
+  while (improved && Clock::now() < deadline) {
+    improved = false;
+    for (size_t s = 0; s < slots.size() && Clock::now() < deadline; ++s) {
+      for (const int step : {1, -1}) {
+        while (Clock::now() < deadline) {
+          std::vector<size_t> moved = at;
+          if ((step < 0 && moved[s] == 0) ||
+              (step > 0 && moved[s] + 1 >= slots[s].values.size())) {
+            break;
+          }
+          moved[s] += step;
+          std::optional<Candidate> candidate = evaluate(moved, launcher);
+          if (!faster(candidate, best)) break;
+          best = std::move(candidate);
+          at = moved;
+          improved = true;
+        }
+      }
+    }
+  }
+  for (const std::string& other_launcher : launchers) {
+    if (other_launcher == launcher || Clock::now() >= deadline) continue;
+    if (std::optional<Candidate> other = evaluate(at, other_launcher);
+        faster(other, best)) {
+      best = std::move(other);
+    }
+  }
+  return best;
+}
+
 absl::StatusOr<std::string> KernelSearch::Code(const Candidate& candidate) {
   Configure(candidate.block_sizes, candidate.launcher);
   DiagnosticEngine diagnostics;

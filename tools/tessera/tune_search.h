@@ -4,6 +4,7 @@
 // passes, the backend's estimate). docs/tuning.md explains the method.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -50,6 +51,7 @@ struct SearchStats {
   int64_t nested = 0;           // inner block not dividing its enclosing tile
   int64_t rejected = 0;         // the backend's legality checks (or errors)
   std::string first_rejection;  // why the first rejected one was
+  double start_time_s = 0;      // Descend: the kernel's own blocks' time
 };
 
 class KernelSearch {
@@ -71,6 +73,17 @@ class KernelSearch {
   std::vector<Candidate> Rank(const std::vector<BlockSlot>& slots,
                               const std::vector<std::string>& launchers,
                               SearchStats& stats);
+
+  // The fastest candidate a coordinate descent finds within `budget`: from
+  // the kernel's own blocks under `launchers[0]`, each slot moved to its
+  // next larger or smaller value while the model says faster, then the
+  // winner's blocks under every other launcher. For choosing blocks at a
+  // call, where Rank's exhaustive search costs too much. nullopt when even
+  // the kernel's own blocks have no estimate (a backend without a model).
+  std::optional<Candidate> Descend(const std::vector<BlockSlot>& slots,
+                                   const std::vector<std::string>& launchers,
+                                   std::chrono::microseconds budget,
+                                   SearchStats& stats);
 
   // One configuration (empty block sizes: the kernel's own); `why` says
   // why it was rejected.

@@ -107,6 +107,19 @@ bool SameFile(const std::string& a, const std::string& b) {
 std::string BuildTreePluginDir() { return TESSERA_BUILD_PLUGIN_DIR; }
 std::string InstallPrefixPluginDir() { return TESSERA_INSTALL_PLUGIN_DIR; }
 
+std::string CoreRelativePluginDir() {
+  // Where the loaded core library lies: an installed tree moved elsewhere
+  // (a Python wheel's tessera/lib) keeps its plugins beside it, in
+  // lib/tessera/plugins, whatever prefix it was built for.
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&CoreRelativePluginDir), &info) == 0 ||
+      info.dli_fname == nullptr) {
+    return "";
+  }
+  return (fs::path(info.dli_fname).parent_path() / "tessera" / "plugins")
+      .string();
+}
+
 std::vector<PluginSearchEntry> PluginSearchPath(
     std::vector<PluginSearchEntry> command_line,
     std::vector<PluginSearchEntry> config, const char* environment) {
@@ -127,6 +140,12 @@ std::vector<PluginSearchEntry> PluginSearchPath(
   }
   entries.push_back(PluginSearchEntry{
       BuildTreePluginDir(), PluginPathOrigin::kBuildTree, "", {}});
+  if (std::string beside_core = CoreRelativePluginDir();
+      !beside_core.empty() && beside_core != BuildTreePluginDir() &&
+      beside_core != InstallPrefixPluginDir()) {
+    entries.push_back(PluginSearchEntry{
+        std::move(beside_core), PluginPathOrigin::kInstallPrefix, "", {}});
+  }
   entries.push_back(PluginSearchEntry{
       InstallPrefixPluginDir(), PluginPathOrigin::kInstallPrefix, "", {}});
   return entries;

@@ -2,7 +2,8 @@
 //
 // Search order (first wins): --plugin-path entries, the config's
 // plugin_paths, TESSERA_PLUGIN_PATH, the build tree's plugin directory, the
-// install prefix's plugin directory. An entry is a file (loaded as is) or a
+// install prefix's plugin directory (the one beside the loaded core
+// library, then the configured one). An entry is a file (loaded as is) or a
 // directory (every *.so in it, by name). A file name already loaded from an
 // earlier entry is skipped, so a build tree and an install prefix holding the
 // same plugins do not clash. Each failure is reported as one error line and
@@ -39,6 +40,10 @@ struct PluginSearchEntry {
 // The directories the core was configured with.
 std::string BuildTreePluginDir();
 std::string InstallPrefixPluginDir();
+// lib/tessera/plugins beside the loaded core library ("" when unknown):
+// searched after the build tree, so that a relocated install (a wheel)
+// finds its own plugins.
+std::string CoreRelativePluginDir();
 
 // The full search list: `command_line` and `config` entries in order, then
 // the colon-separated `environment` value (TESSERA_PLUGIN_PATH; may be
