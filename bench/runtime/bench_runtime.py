@@ -6,6 +6,10 @@ costs in the same run:
   cached call  the runtime's own work per call at a known signature (bind,
                key, lookup), 1,000 calls, median
   warm disk    a second process with the disk cache warm: compiles counted
+  blocks       bf16 4096^3 matmul on v6e through tessera.load (blocks and
+               launcher chosen at the call by the cost model) against the
+               best of `tessera tune`'s exhaustive ranking, modeled; and the
+               time the choice took
 
 usage: bench_runtime.py [--repeat N] [--json FILE]
 """
@@ -16,6 +20,7 @@ import argparse
 import json
 import os
 import pathlib
+import re
 import statistics
 import subprocess
 import sys
@@ -84,16 +89,50 @@ def warm_disk_cache() -> dict:
     return {"cold_process": runs[0], "warm_process": runs[1]}
 
 
+def block_choice(tessera_cli: pathlib.Path) -> dict:
+    sds = jax.ShapeDtypeStruct((4096, 4096), jnp.bfloat16)
+    library = tessera.load(ROOT / "examples" / "matmul.py", options={"tpu": "v6e"})
+    start = time.perf_counter()
+    spec = library.matmul.bind(sds, sds)
+    bind_ms = (time.perf_counter() - start) * 1e3
+    from tessera._native_loader import compiler
+
+    source = library.matmul.source
+    search_ms = []
+    for _ in range(5):
+        start = time.perf_counter()
+        compiler().choose_blocks(source.path, source.text, library.matmul.pipeline.config,
+                                 [("tpu", "v6e")], "matmul",
+                                 {"x": "bf16[4096, 4096]", "y": "bf16[4096, 4096]"}, True, 5000)
+        search_ms.append((time.perf_counter() - start) * 1e3)
+    with tempfile.TemporaryDirectory() as out:
+        tuned = subprocess.run(
+            [str(tessera_cli), "tune", str(ROOT / "examples" / "matmul.py"),
+             "--arg", "x=bf16[4096,4096]", "--arg", "y=bf16[4096,4096]", "--tpu", "v6e",
+             "--no-verify-tpu", "-o", f"{out}/tuned.toml"],
+            check=True, capture_output=True, text=True).stdout
+    row = next(line for line in tuned.splitlines() if line.strip().startswith("1 "))
+    value, unit = re.search(r"\]\s+([\d.]+) (us|ms)", row).groups()
+    return {"chosen": spec.config, "chosen_us": spec.report()["time_s"] * 1e6,
+            "tune_best_us": float(value) * (1e3 if unit == "ms" else 1),
+            "tune_best_row": row.strip(), "search_ms_median": statistics.median(search_ms),
+            "first_bind_ms": bind_ms}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--json", type=pathlib.Path)
+    parser.add_argument("--tessera", type=pathlib.Path,
+                        default=pathlib.Path(os.environ.get("TESSERA_BUILD_DIR") or ROOT / "build")
+                        / "bin" / "tessera")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as cache:
         os.environ["TESSERA_CACHE_DIR"] = cache
-        results = {"first_call": first_call(args.repeat), "cached_call": cached_call(args.calls)}
+        results = {"first_call": first_call(args.repeat), "cached_call": cached_call(args.calls),
+                   "blocks": block_choice(args.tessera)}
     results["disk_cache"] = warm_disk_cache()
     first, cached = results["first_call"], results["cached_call"]
     print(f"first call (attention bf16 2x~1024x128): compile + load "
@@ -103,6 +142,11 @@ def main() -> int:
           f"(p90 {cached['runtime_overhead_us_p90']:.2f} us) over {args.calls} calls")
     print(f"disk cache: cold process {results['disk_cache']['cold_process']}, "
           f"warm process {results['disk_cache']['warm_process']}")
+    blocks = results["blocks"]
+    print(f"blocks at the call (bf16 4096^3 matmul, v6e): {blocks['chosen']['launcher']} "
+          f"{blocks['chosen']['block_sizes']} models {blocks['chosen_us']:.1f} us; tessera tune's "
+          f"best {blocks['tune_best_us']:.1f} us ({blocks['chosen_us'] / blocks['tune_best_us']:.3f}x); "
+          f"the choice took {blocks['search_ms_median']:.2f} ms (median of 5)")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0
