@@ -28,8 +28,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.experimental.pallas import tpu as pltpu
-from pyflakes import api as pyflakes_api
-from pyflakes import reporter as pyflakes_reporter
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
 import verify_tpu  # noqa: E402  (the real-compiler helpers, shared with the CLI)
@@ -251,6 +249,11 @@ def check_function(function, arrays, expected, cells, compare_outputs=None,
 def pyflakes(path):
     """Returns (ok, output) of pyflakes on path (in-process: same checks as
     `python -m pyflakes path`, without a process start per module)."""
+    # Imported here: the main job runs a module through this library with
+    # only JAX installed (scripts/run_example.py).
+    from pyflakes import api as pyflakes_api
+    from pyflakes import reporter as pyflakes_reporter
+
     output = io.StringIO()
     reporter = pyflakes_reporter.Reporter(output, output)
     warnings = pyflakes_api.checkPath(str(path), reporter)

@@ -46,7 +46,9 @@ constexpr FlagSpec kFlags[] = {
     {"--measure", "N", kTune,
      "time the best N on the TPU of this host (needs jax.devices() to have "
      "one)"},
-    {"--kernel", "NAME", kTune, "tune only this kernel of the file"},
+    {"--kernel", "NAME", kCompile | kTune,
+     "compile (tune) only this kernel of the file: its sibling kernels are "
+     "not lowered, so their errors do not stop it"},
     {"--no-verify-tpu", "", kTune,
      "rank by the cost model only (skip the real TPU compiler's check)"},
     {"--tpu", "GEN", kCompile | kPipeline | kTune,
@@ -201,7 +203,7 @@ std::string Apply(const FlagSpec& flag, const std::string& value,
     (name == "--top" ? options.tune.top : options.tune.measure) =
         static_cast<int>(count);
   } else if (name == "--kernel") {
-    options.tune.kernel = value;
+    options.kernel = value;
   } else if (name == "--no-verify-tpu") {
     options.tune.verify_tpu = false;
   } else if (name == "--verbose") {

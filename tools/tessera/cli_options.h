@@ -20,7 +20,6 @@ struct TuneOptions {
   std::vector<std::string> launchers;  // empty: every launcher
   int top = 10;                        // rows shown and checked by libtpu
   int measure = 0;                     // time the best N on a TPU host
-  std::string kernel;                  // empty: every kernel of the file
   bool verify_tpu = true;              // --no-verify-tpu skips libtpu
 };
 
@@ -30,6 +29,7 @@ struct CliOptions {
   bool show_version = false;  // --version
 
   std::string input;  // compile
+  std::string kernel;  // --kernel: only this kernel of the file ("" all)
   std::optional<std::string> config;
   std::optional<std::string> output;  // -o
   std::vector<std::string> plugin_paths;

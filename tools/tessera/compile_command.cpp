@@ -172,6 +172,15 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
   if (!pipeline.ok()) return pipeline.status();
   absl::Status status = CheckPrintAfterNames(options, *pipeline, diagnostics);
   if (!status.ok()) return status;
+  if (!options.kernel.empty()) {
+    if (is_tir) {
+      diagnostics.Error("", {},
+                        "--kernel selects a kernel of a source file; a .tir "
+                        "file is compiled whole");
+      return absl::InvalidArgumentError("bad --kernel");
+    }
+    pipeline->info.selected_kernels = {options.kernel};
+  }
 
   std::vector<TimingEntry> timings;
   std::string modeled_time;
@@ -179,6 +188,12 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
   absl::StatusOr<Module> module =
       ParseInput(options.input, *pipeline, *text, is_tir, diagnostics);
   if (!module.ok()) return module.status();
+  if (module->functions.empty() && !options.kernel.empty() && !is_tir) {
+    diagnostics.Error(options.input, {},
+                      fmt::format("--kernel: no kernel named '{}' in the file",
+                                  options.kernel));
+    return absl::InvalidArgumentError("no such kernel");
+  }
   if (module->functions.empty()) {
     // The frontend said why (a note); only --require-kernel makes it fatal.
     if (!options.require_kernel) return absl::OkStatus();

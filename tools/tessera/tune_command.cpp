@@ -226,16 +226,16 @@ absl::Status RunTune(const CliOptions& options, Session& session) {
   if (!module.ok()) return module.status();
   std::vector<std::string> kernels;
   for (const Function& function : module->functions) {
-    if (options.tune.kernel.empty() || function.name == options.tune.kernel) {
+    if (options.kernel.empty() || function.name == options.kernel) {
       kernels.push_back(function.name);
     }
   }
   if (kernels.empty()) {
     diagnostics.Error(
         options.input, {},
-        options.tune.kernel.empty()
+        options.kernel.empty()
             ? std::string("no kernel to tune")
-            : fmt::format("no kernel named '{}'", options.tune.kernel));
+            : fmt::format("no kernel named '{}'", options.kernel));
     return absl::InvalidArgumentError("no kernel");
   }
 
