@@ -182,10 +182,15 @@ class Kernel:
         return result
 
     def _cache_key(self, signature: Signature, pipeline: Pipeline) -> str:
+        # The block policy is part of what the module depends on: whether
+        # the cost model chooses (and within which budget, over which
+        # launchers), or the kernel's own blocks stand.
+        policy = (_block_choice_enabled(), _block_search_budget_us(), pipeline.launcher_fixed,
+                  self.static_shapes)
         return _cache.key_of(
             _toolchain_version(), self.source.text,
             self.source.path, self.name, repr(signature.facts), pipeline.key(),
-            repr(self.block_sizes))
+            repr(self.block_sizes), repr(policy))
 
     def _blocks_are_given(self, pipeline: Pipeline) -> bool:
         return bool(self.block_sizes) or self.source.has_config or pipeline.gives_blocks(self.name)
@@ -196,12 +201,12 @@ class Kernel:
         wrote gives them; None when the backend has no model or the shapes
         are symbolic."""
         if (not self.static_shapes or self._blocks_are_given(pipeline)
-                or os.environ.get("TESSERA_BLOCK_CHOICE", "1") in ("0", "off", "false")):
+                or not _block_choice_enabled()):
             return None
-        budget_us = int(os.environ.get("TESSERA_BLOCK_SEARCH_US", "5000"))
         choice = compiler().choose_blocks(
             self.source.path, self.source.text, pipeline.config, list(pipeline.options),
-            self.name, signature.args(), not pipeline.launcher_fixed, budget_us)
+            self.name, signature.args(), not pipeline.launcher_fixed,
+            _block_search_budget_us())
         _cache.STATS.block_searches += 1
         return dict(choice) if choice["found"] else None
 
@@ -324,6 +329,16 @@ class KernelLibrary:
 
     def __repr__(self) -> str:
         return f"<tessera library {self.path}: {', '.join(self.kernels)}>"
+
+
+def _block_choice_enabled() -> bool:
+    """TESSERA_BLOCK_CHOICE=0 keeps the kernels' own blocks."""
+    return os.environ.get("TESSERA_BLOCK_CHOICE", "1") not in ("0", "off", "false")
+
+
+def _block_search_budget_us() -> int:
+    """The time the cost model's search may take per new signature."""
+    return int(os.environ.get("TESSERA_BLOCK_SEARCH_US", "5000"))
 
 
 @functools.lru_cache(maxsize=None)

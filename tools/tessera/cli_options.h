@@ -28,7 +28,7 @@ struct CliOptions {
   bool show_help = false;     // --help (of `command`, or general)
   bool show_version = false;  // --version
 
-  std::string input;  // compile
+  std::string input;   // compile
   std::string kernel;  // --kernel: only this kernel of the file ("" all)
   std::optional<std::string> config;
   std::optional<std::string> output;  // -o

@@ -1,5 +1,8 @@
 #include "in_process_compiler.h"
 
+#include <algorithm>
+#include <chrono>
+
 #include "compile_steps.h"
 #include "driver/pass_manager.h"
 #include "driver/pipeline_resolution.h"
@@ -95,6 +98,9 @@ absl::StatusOr<ResolvedPipeline> InProcessCompiler::Resolve(
 BlockChoice InProcessCompiler::ChooseBlocks(const CompileRequest& request,
                                             bool search_launchers,
                                             int64_t budget_us) {
+  // The budget covers the whole choice, finding the slots included.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::microseconds(budget_us);
   BlockChoice choice;
   DiagnosticEngine diagnostics;
   CompileResult unused;
@@ -128,8 +134,10 @@ BlockChoice InProcessCompiler::ChooseBlocks(const CompileRequest& request,
     return choice;
   }
   SearchStats stats;
+  const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
+      deadline - std::chrono::steady_clock::now());
   std::optional<Candidate> best = search.Descend(
-      *slots, launchers, std::chrono::microseconds(budget_us), stats);
+      *slots, launchers, std::max(left, std::chrono::microseconds(0)), stats);
   choice.evaluated = stats.enumerated;
   if (!best) {
     choice.why = stats.first_rejection.empty() ? "the backend has no cost model"

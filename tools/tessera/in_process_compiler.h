@@ -82,7 +82,9 @@ class InProcessCompiler {
 
   // Blocks (and a launcher, when `search_launchers`) for `request.kernel`
   // at the call's facts, chosen by the backend's cost model within
-  // `budget_us` (KernelSearch::Descend); request.block_sizes is ignored.
+  // `budget_us` in all (the slots found, then KernelSearch::Descend for the
+  // rest; its two starting points are estimated even past the budget);
+  // request.block_sizes is ignored.
   BlockChoice ChooseBlocks(const CompileRequest& request, bool search_launchers,
                            int64_t budget_us);
 
