@@ -109,8 +109,9 @@ struct EmitOptions {
   bool f32_dots_full_precision = false;
   // Parameters whose types the compile was given (`--arg`, the runtime's
   // call), by kernel name ("*": every kernel): the host function guards
-  // their dtypes. A dtype the frontend guessed (f32 without facts) is not
-  // one the kernel was specialized for, so it is not guarded.
+  // their dtypes, ranks and static dims. What the frontend guessed without
+  // facts (f32, a rank read from the indexing) is not what the kernel was
+  // specialized for, so it is not guarded.
   std::map<std::string, std::set<std::string>> typed_params;
 };
 

@@ -163,14 +163,11 @@ def {0}(where, name, value, dtype, shape):
     trailing = have[len(have) - len(want):] if rank_ok else ()
     sizes_ok = rank_ok and all(w is None or h == w for h, w in zip(trailing, want))
     have_dtype = jax.dtypes.canonicalize_dtype(value.dtype)
-    # dtype None: the compile was given no dtype for it (a shape-generic
-    # module takes the dtypes it is called with where they lower).
-    if sizes_ok and (dtype is None or have_dtype == jax.dtypes.canonicalize_dtype(dtype)):
+    if sizes_ok and have_dtype == jax.dtypes.canonicalize_dtype(dtype):
         return
     expected = ", ".join("..." if d is Ellipsis else "?" if d is None else str(d) for d in shape)
-    expected_dtype = "" if dtype is None else jnp.dtype(dtype).name
     raise ValueError(
-        f"{{where}} was compiled for {{name}}: {{expected_dtype}}[{{expected}}], "
+        f"{{where}} was compiled for {{name}}: {{jnp.dtype(dtype).name}}[{{expected}}], "
         f"got {{have_dtype.name}}{{list(have)}}; compile it for this call "
         f"(tessera.load binds each call; the CLI takes --arg {{name}}=TYPE)")
 )py";
@@ -210,7 +207,10 @@ std::string EmitParamGuards(
   }
   std::string helper;
   for (const Value& param : host.params) {
-    if (!param.type.is_ref()) continue;
+    // A parameter the compile was given no type for has the frontend's
+    // guesses (f32, the rank its indexing suggests): nothing it was
+    // specialized for, so nothing to guard.
+    if (!param.type.is_ref() || !typed(param.name)) continue;
     if (helper.empty()) helper = names.Fresh("_check_arg");
     std::vector<std::string> dims;
     size_t first = 0;
@@ -233,8 +233,7 @@ std::string EmitParamGuards(
         "{}({}, {}, {}, {}, {})", helper,
         PyStringLiteral(fmt::format("{}: kernel '{}'", where, host.name)),
         PyStringLiteral(param.name), SanitizeIdentifier(param.name),
-        typed(param.name) ? JnpDType(param.type.dtype) : std::string("None"),
-        shape));
+        JnpDType(param.type.dtype), shape));
   }
   return helper.empty() ? "" : fmt::format(kCheckArgHelper, helper);
 }

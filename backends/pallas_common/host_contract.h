@@ -28,12 +28,13 @@ void EmitRankCollapse(const Function& host, NameTable& names, PyLines& out,
 // The frontend's `shape_checks` as trace-time ValueErrors.
 void EmitShapeChecks(const Function& host, PyLines& out);
 
-// Trace-time guards of what the module was compiled for: each ref
-// parameter's dtype, rank (its trailing dims when rank-generic) and static
-// dims, so a call at another signature raises instead of computing for the
-// compiled one. `where` names the kernel's line ("add.py:17"). Returns the
-// definition of the module-level helper the guards call ("" when the kernel
-// has no ref parameter); its name is taken from `names`.
+// Trace-time guards of what the module was compiled for: the dtype, rank
+// (trailing dims when rank-generic) and static dims of each ref parameter
+// whose type the compile was given (`typed_params`), so a call at another
+// signature raises instead of computing for the compiled one. `where` names the
+// kernel's line ("add.py:17"). Returns the definition of the module-level
+// helper the guards call ("" when the kernel has no ref parameter); its name is
+// taken from `names`.
 std::string EmitParamGuards(
     const Function& host, std::string_view where,
     const std::map<std::string, std::set<std::string>>& typed_params,

@@ -213,6 +213,75 @@ std::string PyLines::Text() const {
   return text;
 }
 
+namespace {
+
+size_t IndentOf(std::string_view line) {
+  return line.find_first_not_of(' ') == std::string_view::npos
+             ? line.size()
+             : line.find_first_not_of(' ');
+}
+
+// A compound statement's header: a keyword that opens a block, ending in
+// ':' (the emitter writes every header on one line).
+bool OpensBlock(std::string_view line) {
+  const size_t start = IndentOf(line);
+  if (start >= line.size() || line.back() != ':') return false;
+  const std::string_view text = line.substr(start);
+  for (std::string_view keyword :
+       {"def ", "if ", "elif ", "else:", "for ", "while ", "with ",
+        "try:", "except", "finally:", "class "}) {
+    if (text.starts_with(keyword)) return true;
+  }
+  return false;
+}
+
+bool IsStatement(std::string_view line) {
+  const size_t start = IndentOf(line);
+  return start < line.size() && line[start] != '#';
+}
+
+}  // namespace
+
+std::string FillEmptyBlocks(std::string_view code) {
+  std::vector<std::string_view> lines;
+  for (size_t begin = 0; begin < code.size();) {
+    const size_t end = code.find('\n', begin);
+    lines.push_back(code.substr(begin, end == std::string_view::npos
+                                           ? std::string_view::npos
+                                           : end - begin));
+    if (end == std::string_view::npos) break;
+    begin = end + 1;
+  }
+  std::string out;
+  out.reserve(code.size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    out += lines[i];
+    out += '\n';
+    if (!OpensBlock(lines[i])) continue;
+    size_t next = i + 1;
+    while (next < lines.size() && !IsStatement(lines[next])) ++next;
+    if (next < lines.size() && IndentOf(lines[next]) > IndentOf(lines[i])) {
+      continue;
+    }
+    // The block's comments stay; `pass` follows them.
+    size_t last_comment = i;
+    for (size_t c = i + 1; c < next; ++c) {
+      if (!lines[c].empty() && IndentOf(lines[c]) > IndentOf(lines[i])) {
+        last_comment = c;
+      }
+    }
+    for (size_t c = i + 1; c <= last_comment; ++c) {
+      out += lines[c];
+      out += '\n';
+    }
+    out += std::string(IndentOf(lines[i]) + 4, ' ');
+    out += "pass\n";
+    i = last_comment;
+  }
+  if (!code.ends_with('\n') && !out.empty()) out.pop_back();
+  return out;
+}
+
 std::string PyStringLiteral(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {

@@ -66,6 +66,12 @@ PyLines DropUnusedAssignments(const PyLines& lines, std::string_view code);
 // a `# src:` comment left with no statement under it.
 PyLines DropUnusedShapeReads(const PyLines& lines);
 
+// `code` (a whole module) with `pass` in every block that has no statement
+// left, only comments or nothing (a `def` whose body was an `if` with no
+// effect, its statements dropped as unused): Python rejects such a block
+// (IndentationError), so the module would not even import.
+std::string FillEmptyBlocks(std::string_view code);
+
 // A Python string literal for `text` (double-quoted, escaped).
 std::string PyStringLiteral(std::string_view text);
 

@@ -89,6 +89,15 @@ def store(kernel: str, key: str, code: str, meta: dict) -> pathlib.Path:
     return path
 
 
+def discard(path: pathlib.Path) -> None:
+    """Removes a cache entry (a module that cannot be used)."""
+    for target in (path, path.with_suffix(".json")):
+        try:
+            target.unlink()
+        except OSError:
+            pass
+
+
 def import_module(path: pathlib.Path):
     """Imports a generated module from its file, so that tracebacks show
     its lines."""

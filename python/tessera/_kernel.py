@@ -240,7 +240,16 @@ class Kernel:
             "source": self.source.path,
         }
         path = _cache.store(self.name, key, result["code"], meta)
-        return Specialization(self, signature, pipeline, path, meta)
+        try:
+            return Specialization(self, signature, pipeline, path, meta)
+        except SyntaxError as error:
+            # Generated Python that does not parse is Tessera's bug, never a
+            # module to keep.
+            _cache.discard(path)
+            raise InternalCompilerError(
+                f"internal error: the module generated for kernel {self.name!r} "
+                f"({self.source.where}) for {signature.describe()} is not valid Python: "
+                f"{error.msg} at line {error.lineno} of {path}") from error
 
     def _specialization(self, signature: Signature) -> Specialization:
         with self._lock:

@@ -172,11 +172,11 @@ TEST(GpuPolicy, TilesWithCallTimeDimsAreSizedWhenTraced) {
   ExpectModule("layer_norm.tir", {},
                {"def _triton_num_warps(tiles, live, tile_warps, least, most,",
                 "num_warps=_triton_num_warps(\n"
-                "                tiles=((\"acc f32[16, n]\", (16, "
+                "                    tiles=((\"acc f32[16, n]\", (16, "
                 "pl.next_power_of_2(n))),",
                 "                live=(),\n"
-                "                tile_warps=1, least=4, most=16,\n"
-                "                where=\"layer_norm.tir:4:3\", "
+                "                    tile_warps=1, least=4, most=16,\n"
+                "                    where=\"layer_norm.tir:4:3\", "
                 "kernel=\"layer_norm\"),",
                 "num_warps 4 or more when traced"});
   ExpectModule("layer_norm.tir", WithWarpsStagesLegality(2, 0, true),
@@ -198,15 +198,15 @@ TEST(GpuPolicy, DotsWithCallTimeDimsChooseStagesWhenTraced) {
                 "(its carried tiles and its largest temporary)\", max(256 + "
                 "128 * pl.next_power_of_2(d), 16640 + 128 * "
                 "pl.next_power_of_2(d)), 112),),\n"
-                "                tile_warps=8, least=8, most=8,\n",
+                "                    tile_warps=8, least=8, most=8,\n",
                 "num_stages=_triton_num_stages(\n"
-                "                streamed=512 * pl.next_power_of_2(d) + "
+                "                    streamed=512 * pl.next_power_of_2(d) + "
                 "512 * pl.next_power_of_2(d),\n"
-                "                converted=0,\n"
-                "                resident=65536 + 512 * "
+                "                    converted=0,\n"
+                "                    resident=65536 + 512 * "
                 "pl.next_power_of_2(d),\n",
                 "pipelined=True, stages=3, fixed=False,\n"
-                "                where=\"outline_attention.tir:13:3\"",
+                "                    where=\"outline_attention.tir:13:3\"",
                 "def _triton_num_stages(streamed,",
                 "num_stages 3 or fewer when traced"});
   ExpectModule("attention.tir", WithWarpsStagesLegality(0, 2, true),

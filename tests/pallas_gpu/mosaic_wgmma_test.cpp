@@ -56,14 +56,14 @@ TEST(GpuMosaicWgmma, LaunchIsAKernelOverAMosaicGpuMesh) {
            "tile_m = jax.lax.axis_index(\"tile_m\")",
            "def _matmul_program(x, y, out):",
            "def _matmul_blocks(_, out):\n"
-           "            _matmul_kernel(x, y, out)",
+           "                _matmul_kernel(x, y, out)",
            "out_specs=[\n"
-           "                plgpu.BlockSpec((128, 128), lambda _: (tile_m, "
+           "                    plgpu.BlockSpec((128, 128), lambda _: (tile_m, "
            "tile_n)),\n"
-           "            ],\n"
-           "        )(out)",
+           "                ],\n"
+           "            )(out)",
            "out = pl.kernel(\n"
-           "        _matmul_program,",
+           "            _matmul_program,",
            "mesh=plgpu.Mesh(",
            "grid_names=(\"tile_m\", \"tile_n\"),",
            "interpret=_mosaic_gpu_interpret(interpret),",
@@ -123,10 +123,10 @@ TEST(GpuMosaicWgmma, SplitKAddsIntoGlobalMemoryByTmaReduction) {
            "plgpu.copy_smem_to_gmem(staging, dst, reduction_op=\"add\")",
            "out_ref = jax.new_ref(out_padded, memory_space=plgpu.GMEM)",
            "def _split_k_matmul_program(x, y, out_init):\n"
-           "        _split_k_matmul_kernel(x, y, out_init, out_init)",
+           "            _split_k_matmul_kernel(x, y, out_init, out_init)",
            "out_type=(),",
            ")(x_padded, y_padded, out_ref)\n"
-           "    out = jax.freeze(out_ref)",
+           "        out = jax.freeze(out_ref)",
        }) {
     EXPECT_TRUE(Contains(result.code, part)) << part << "\n" << result.code;
   }
@@ -141,11 +141,11 @@ TEST(GpuMosaicWgmma, AliasedStagedOutputIsReadAndWrittenInPlace) {
   for (const char* part : {
            "def _bump_program(x, y, out_init):",
            "def _bump_blocks(_, x, y, out_init, out):\n"
-           "            _bump_kernel(x, y, out_init, out)",
+           "                _bump_kernel(x, y, out_init, out)",
            ")(x, y, out_init, out_init)",
            "out_ref = jax.new_ref(out_padded, memory_space=plgpu.GMEM)",
            ")(x_padded, y_padded, out_ref)\n"
-           "    out = jax.freeze(out_ref)",
+           "        out = jax.freeze(out_ref)",
        }) {
     EXPECT_TRUE(Contains(result.code, part)) << part << "\n" << result.code;
   }

@@ -79,5 +79,22 @@ TEST(PyLines, DropsUnusedShapeReadsAndTheirOrphanedSourceComments) {
             "# src: line 4\nreturn x\n");
 }
 
+// A block left with only comments (an `if` with no effect, its statements
+// dropped as unused) gets `pass`, or Python would not import the module.
+TEST(Names, EmptyBlocksGetPass) {
+  EXPECT_EQ(FillEmptyBlocks("def _k_kernel(modes, x):\n    # src: line 9\n\n\n"
+                            "def k(x):\n    return x\n"),
+            "def _k_kernel(modes, x):\n    # src: line 9\n    pass\n\n\n"
+            "def k(x):\n    return x\n");
+  EXPECT_EQ(FillEmptyBlocks("    if c:\n    y = 1\n"),
+            "    if c:\n        pass\n    y = 1\n");
+  EXPECT_EQ(FillEmptyBlocks("def f():"), "def f():\n    pass");
+  // Blocks with statements, dict literals and comments ending in ':' stay.
+  const std::string kept =
+      "def f(x):\n    # a comment:\n    d = {1:\n        2}\n"
+      "    if x:\n        return d\n";
+  EXPECT_EQ(FillEmptyBlocks(kept), kept);
+}
+
 }  // namespace
 }  // namespace tessera::pallas

@@ -182,6 +182,31 @@ def test_compile_errors_carry_the_location(tmp_path):
         library.godo
 
 
+def test_a_kernel_whose_loop_body_has_no_effect(tmp_path):
+    """The device body is an `if` whose assignment nothing reads: the
+    emitter drops it and the function keeps `pass` (issue 33, item 1: it
+    used to be a `def` with only a comment, which Python rejects)."""
+    source = tmp_path / "dead_if.py"
+    source.write_text(textwrap.dedent("""\
+        import helion
+        import helion.language as hl
+        import torch
+
+        @helion.kernel()
+        def dead_if(modes: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+            out = torch.zeros_like(x)
+            for t in hl.tile(x.size(0)):
+                v = x[t]
+                if modes[t.begin] > 0:
+                    v = v * 2.0
+            return out
+        """))
+    kernel = tessera.load(source).dead_if
+    modes, x = jnp.ones((16,), jnp.int32), rand((16, 128))
+    compile(kernel.bind(modes, x).code, "dead_if_pallas.py", "exec")
+    np.testing.assert_array_equal(kernel(modes, x), jnp.zeros_like(x))
+
+
 def test_call_errors_are_python_errors():
     add = tessera.load(EXAMPLES / "add.py").add
     with pytest.raises(TypeError, match="missing required argument"):

@@ -45,14 +45,11 @@ def _check_arg(where, name, value, dtype, shape):
     trailing = have[len(have) - len(want):] if rank_ok else ()
     sizes_ok = rank_ok and all(w is None or h == w for h, w in zip(trailing, want))
     have_dtype = jax.dtypes.canonicalize_dtype(value.dtype)
-    # dtype None: the compile was given no dtype for it (a shape-generic
-    # module takes the dtypes it is called with where they lower).
-    if sizes_ok and (dtype is None or have_dtype == jax.dtypes.canonicalize_dtype(dtype)):
+    if sizes_ok and have_dtype == jax.dtypes.canonicalize_dtype(dtype):
         return
     expected = ", ".join("..." if d is Ellipsis else "?" if d is None else str(d) for d in shape)
-    expected_dtype = "" if dtype is None else jnp.dtype(dtype).name
     raise ValueError(
-        f"{where} was compiled for {name}: {expected_dtype}[{expected}], "
+        f"{where} was compiled for {name}: {jnp.dtype(dtype).name}[{expected}], "
         f"got {have_dtype.name}{list(have)}; compile it for this call "
         f"(tessera.load binds each call; the CLI takes --arg {name}=TYPE)")
 
