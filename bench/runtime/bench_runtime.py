@@ -36,6 +36,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
 import tessera  # noqa: E402
+from tessera._kernel import _block_search_budget  # noqa: E402
 
 
 def first_call(repeat: int) -> dict:
@@ -60,7 +61,7 @@ def first_call(repeat: int) -> dict:
             start = time.perf_counter()
             compiler().choose_blocks(kernel.source.path, kernel.source.text,
                                      kernel.pipeline.config, [], "attention",
-                                     spec.signature.args(), True, 5000)
+                                     spec.signature.args(), True, _block_search_budget())
             ranking_ms.append((time.perf_counter() - start) * 1e3)
             start = time.perf_counter()
             jax.jit(lambda q, k, v: spec._function(q, k, v, interpret=True)).trace(*args).lower()
@@ -120,7 +121,8 @@ def block_choice(tessera_cli: pathlib.Path) -> dict:
         start = time.perf_counter()
         compiler().choose_blocks(source.path, source.text, library.matmul.pipeline.config,
                                  [("tpu", "v6e")], "matmul",
-                                 {"x": "bf16[4096, 4096]", "y": "bf16[4096, 4096]"}, True, 5000)
+                                 {"x": "bf16[4096, 4096]", "y": "bf16[4096, 4096]"}, True,
+                                 _block_search_budget())
         search_ms.append((time.perf_counter() - start) * 1e3)
     with tempfile.TemporaryDirectory() as out:
         tuned = subprocess.run(

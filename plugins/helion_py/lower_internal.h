@@ -374,6 +374,13 @@ class KernelLowering {
   void RecordParamDefaults();
   // hl.constexpr / str parameters, and Optional tensors compiled for None.
   bool IsCompileTimeParam(const Param& param) const;
+  // IsCallableParam, or a parameter the call passes a lambda for (the
+  // runtime's `name=lambda ...` fact, or `--arg`).
+  bool IsCallable(const Param& param) const;
+  // The lambda of `--arg name=lambda ...`, parsed into a source of its own
+  // that lives as long as this lowering; null (reported) when the text is
+  // not a lambda expression.
+  const Node* ArgumentLambda(const Param& param, const std::string& text);
   bool IsSpecializedInt(const Param& param) const;
   // Binds a compile-time parameter; returns its Python literal.
   std::optional<std::string> BindStaticParam(const Param& param);
@@ -441,6 +448,7 @@ class KernelLowering {
   mutable std::map<std::string, int> inferred_ranks_;
   // Parameters passed to hl.specialize by name.
   mutable std::optional<std::set<std::string>> specialized_ints_;
+  std::vector<std::unique_ptr<ParsedFile>> argument_sources_;
   mutable std::map<std::string, int> rank_generic_trailing_;
   std::optional<std::set<std::string>> index_params_;  // IndexTensorParams
   std::optional<std::set<std::string>> jagged_row_tiles_;

@@ -6,6 +6,7 @@
 
 #include "fmt/format.h"
 #include "lower_internal.h"
+#include "parser.h"
 #include "python_literal.h"
 #include "tessera/ir/text.h"
 #include "tessera/python_literal.h"
@@ -114,7 +115,7 @@ void KernelLowering::RecordParamDefaults() {
   bool any = false;
   for (const Param& param : kernel_.params) {
     // Inlined or compile-time: not parameters of the IR function.
-    if (IsCallableParam(param) || IsCompileTimeParam(param)) continue;
+    if (IsCallable(param) || IsCompileTimeParam(param)) continue;
     std::string literal;
     if (param.default_value) {
       if (auto text = PythonLiteral(*param.default_value, constants_)) {
@@ -283,6 +284,47 @@ bool KernelLowering::IsSpecializedInt(const Param& param) const {
          (annotation.empty() && def && def->kind == NodeKind::kInt);
 }
 
+bool KernelLowering::IsCallable(const Param& param) const {
+  if (IsCallableParam(param)) return true;
+  auto it = spec_.args.find(param.name);
+  return it != spec_.args.end() && it->second.starts_with("lambda");
+}
+
+const Node* KernelLowering::ArgumentLambda(const Param& param,
+                                           const std::string& text) {
+  // Parsed as the return value of a kernel of its own, so that the kernel
+  // subset's parser reads it; its names resolve where it is called, as a
+  // lambda default's do.
+  const std::string path = fmt::format("<argument {}>", param.name);
+  const std::string source = fmt::format(
+      "import helion\n@helion.kernel()\ndef _argument():\n    return {}\n",
+      text);
+  DiagnosticEngine scratch;
+  auto parsed = std::make_unique<ParsedFile>(ParseFile(source, path, scratch));
+  const Node* lambda = nullptr;
+  if (!scratch.has_errors() && parsed->kernels.size() == 1 &&
+      parsed->kernels[0].body.size() == 1) {
+    const PyStmt& statement = parsed->kernels[0].body[0];
+    if (statement.kind == PyStmtKind::kReturn && statement.value &&
+        statement.value->kind == NodeKind::kLambda) {
+      lambda = statement.value.get();
+    }
+  }
+  if (lambda == nullptr) {
+    Diagnostic* d = Report(
+        param.loc,
+        fmt::format("the value given for callable argument '{}' is not a "
+                    "lambda expression in the kernel subset: {}",
+                    param.name, text));
+    Note(d,
+         "Tessera inlines a callable from its source: pass a lambda (or a "
+         "function of one `return` expression)");
+    return nullptr;
+  }
+  argument_sources_.push_back(std::move(parsed));
+  return lambda;
+}
+
 bool KernelLowering::IsCompileTimeParam(const Param& param) const {
   if (IsStaticParam(param) || IsSpecializedInt(param)) return true;
   return IsOptionalNoneParam(param) && spec_.args.count(param.name) == 0;
@@ -410,8 +452,13 @@ void KernelLowering::SetUpParams() {
       ++position;
       continue;
     }
-    if (!IsCallableParam(param)) ++position;
-    if (IsCallableParam(param)) {
+    if (!IsCallable(param)) ++position;
+    if (IsCallable(param)) {
+      if (auto it = spec_.args.find(param.name); it != spec_.args.end()) {
+        const Node* lambda = ArgumentLambda(param, it->second);
+        env_[param.name] = lambda ? Eval(*lambda) : Val::Poison();
+        continue;
+      }
       if (param.default_value &&
           param.default_value->kind == NodeKind::kLambda) {
         env_[param.name] = Eval(*param.default_value);

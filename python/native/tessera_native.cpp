@@ -141,7 +141,7 @@ nb::dict ChooseBlocks(cli::InProcessCompiler& compiler, std::string source_path,
                       std::vector<std::pair<std::string, std::string>> options,
                       std::string kernel,
                       std::map<std::string, std::string> args,
-                      bool search_launchers, int64_t budget_us) {
+                      bool search_launchers, int64_t max_estimates) {
   cli::CompileRequest request;
   request.source_path = std::move(source_path);
   request.source_text = std::move(source_text);
@@ -152,7 +152,7 @@ nb::dict ChooseBlocks(cli::InProcessCompiler& compiler, std::string source_path,
   cli::BlockChoice choice;
   {
     nb::gil_scoped_release release;
-    choice = compiler.ChooseBlocks(request, search_launchers, budget_us);
+    choice = compiler.ChooseBlocks(request, search_launchers, max_estimates);
   }
   nb::dict out;
   out["found"] = choice.found;
@@ -184,7 +184,7 @@ NB_MODULE(_native, m) {
            nb::arg("source_path"), nb::arg("source_text"),
            nb::arg("config_path"), nb::arg("backend_options"),
            nb::arg("kernel"), nb::arg("args"), nb::arg("search_launchers"),
-           nb::arg("budget_us"))
+           nb::arg("max_estimates"))
       .def("plugin_versions", &InProcessCompiler::PluginVersions)
       .def_prop_ro("load_errors", &InProcessCompiler::load_errors);
 }

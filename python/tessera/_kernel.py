@@ -13,7 +13,7 @@ import pathlib
 import threading
 import warnings
 
-from . import _cache
+from . import _cache, _callables
 from ._interop import is_torch_tensor, jax_to_torch, map_arrays, torch_to_jax
 from ._native_loader import compiler, native
 from ._pipeline import Pipeline, choose, device_platform
@@ -121,14 +121,6 @@ class Kernel:
         if missing:
             raise TypeError(f"{self.name}() missing required argument(s): "
                             f"{', '.join(map(repr, missing))}")
-        for name in list(values):
-            if self._params[name].is_callable:
-                if values[name] is not self._params[name].default:
-                    raise TypeError(
-                        f"{self.source.where}: kernel {self.name!r}, argument {name!r}: "
-                        "callables passed at the call are not supported yet; the "
-                        "kernel inlines its lambda default")
-                del values[name]
         return values
 
     def _fast_key(self, values: dict) -> tuple:
@@ -143,6 +135,8 @@ class Kernel:
                     key.append((name, type(value), value))
                 else:
                     key.append((name, type(value)))
+            elif callable(value):
+                key.append((name, "callable", _callables.key_of(value)))
             elif isinstance(value, (list, tuple)):
                 key.append((name, type(value), tuple(map(repr, value))))
             else:
@@ -185,7 +179,7 @@ class Kernel:
         # The block policy is part of what the module depends on: whether
         # the cost model chooses (and within which budget, over which
         # launchers), or the kernel's own blocks stand.
-        policy = (_block_choice_enabled(), _block_search_budget_us(), pipeline.launcher_fixed,
+        policy = (_block_choice_enabled(), _block_search_budget(), pipeline.launcher_fixed,
                   self.static_shapes)
         return _cache.key_of(
             _toolchain_version(), self.source.text,
@@ -206,7 +200,7 @@ class Kernel:
         choice = compiler().choose_blocks(
             self.source.path, self.source.text, pipeline.config, list(pipeline.options),
             self.name, signature.args(), not pipeline.launcher_fixed,
-            _block_search_budget_us())
+            _block_search_budget())
         _cache.STATS.block_searches += 1
         return dict(choice) if choice["found"] else None
 
@@ -284,7 +278,10 @@ class Kernel:
             self._by_key[key] = specialization
         else:
             _cache.STATS.memory_hits += 1
-        return specialization, values, torch_inputs
+        # Callables are inlined into the kernel: not arguments of the module.
+        host_values = {name: value for name, value in values.items()
+                       if is_array(value) or not callable(value)}
+        return specialization, host_values, torch_inputs
 
     def _interpret(self, values: dict) -> bool:
         if self.interpret is not None:
@@ -345,9 +342,11 @@ def _block_choice_enabled() -> bool:
     return os.environ.get("TESSERA_BLOCK_CHOICE", "1") not in ("0", "off", "false")
 
 
-def _block_search_budget_us() -> int:
-    """The time the cost model's search may take per new signature."""
-    return int(os.environ.get("TESSERA_BLOCK_SEARCH_US", "5000"))
+def _block_search_budget() -> int:
+    """How many candidates the cost model may estimate per new signature (a
+    count, so that the blocks of a call do not depend on the machine's
+    load; 20 take about 4 ms for matmul, bench/runtime)."""
+    return int(os.environ.get("TESSERA_BLOCK_SEARCH_ESTIMATES", "20"))
 
 
 @functools.lru_cache(maxsize=None)

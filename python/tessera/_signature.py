@@ -14,6 +14,7 @@ import dataclasses
 
 import numpy as np
 
+from ._callables import lambda_source
 from ._source import KernelSource, Param, _Unevaluated
 
 # NumPy / JAX dtype names -> the compiler's spelling.
@@ -99,8 +100,10 @@ def fact(kernel: KernelSource, param: Param, value, static_shapes: bool) -> str:
         raise TypeError(f"{where}: list and tuple arguments are not supported by the "
                         "compiler yet; pass the sizes as ints or read them from a tensor")
     if callable(value):
-        raise TypeError(f"{where}: callables passed at the call are not supported yet; "
-                        "give the parameter a lambda default")
+        try:
+            return lambda_source(value)
+        except TypeError as error:
+            raise TypeError(f"{where}: {error}") from None
     raise TypeError(f"{where}: cannot pass a {type(value).__name__} to a kernel")
 
 

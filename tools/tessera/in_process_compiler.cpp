@@ -1,8 +1,5 @@
 #include "in_process_compiler.h"
 
-#include <algorithm>
-#include <chrono>
-
 #include "compile_steps.h"
 #include "driver/pass_manager.h"
 #include "driver/pipeline_resolution.h"
@@ -97,10 +94,7 @@ absl::StatusOr<ResolvedPipeline> InProcessCompiler::Resolve(
 
 BlockChoice InProcessCompiler::ChooseBlocks(const CompileRequest& request,
                                             bool search_launchers,
-                                            int64_t budget_us) {
-  // The budget covers the whole choice, finding the slots included.
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::microseconds(budget_us);
+                                            int64_t max_estimates) {
   BlockChoice choice;
   DiagnosticEngine diagnostics;
   CompileResult unused;
@@ -134,10 +128,8 @@ BlockChoice InProcessCompiler::ChooseBlocks(const CompileRequest& request,
     return choice;
   }
   SearchStats stats;
-  const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
-      deadline - std::chrono::steady_clock::now());
-  std::optional<Candidate> best = search.Descend(
-      *slots, launchers, std::max(left, std::chrono::microseconds(0)), stats);
+  std::optional<Candidate> best =
+      search.Descend(*slots, launchers, max_estimates, stats);
   choice.evaluated = stats.enumerated;
   if (!best) {
     choice.why = stats.first_rejection.empty() ? "the backend has no cost model"

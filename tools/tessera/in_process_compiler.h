@@ -81,12 +81,11 @@ class InProcessCompiler {
   CompileResult Compile(const CompileRequest& request);
 
   // Blocks (and a launcher, when `search_launchers`) for `request.kernel`
-  // at the call's facts, chosen by the backend's cost model within
-  // `budget_us` in all (the slots found, then KernelSearch::Descend for the
-  // rest; its two starting points are estimated even past the budget);
-  // request.block_sizes is ignored.
+  // at the call's facts, chosen by the backend's cost model with at most
+  // `max_estimates` estimates (KernelSearch::Descend); request.block_sizes
+  // is ignored.
   BlockChoice ChooseBlocks(const CompileRequest& request, bool search_launchers,
-                           int64_t budget_us);
+                           int64_t max_estimates);
 
   // "name version" of every loaded plugin, for cache keys and reports.
   std::vector<std::string> PluginVersions() const;

@@ -311,11 +311,10 @@ std::vector<Candidate> KernelSearch::Rank(
 
 std::optional<Candidate> KernelSearch::Descend(
     const std::vector<BlockSlot>& slots,
-    const std::vector<std::string>& launchers, std::chrono::microseconds budget,
+    const std::vector<std::string>& launchers, int64_t max_estimates,
     SearchStats& stats) {
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point deadline = Clock::now() + budget;
   if (launchers.empty()) return std::nullopt;
+  auto budget_left = [&] { return stats.enumerated < max_estimates; };
   auto blocks_at = [&](const std::vector<size_t>& position) {
     std::vector<int64_t> blocks;
     for (size_t s = 0; s < slots.size(); ++s) {
@@ -371,7 +370,7 @@ std::optional<Candidate> KernelSearch::Descend(
     at = middle;
   }
   std::string launcher = launchers[0];
-  for (size_t l = 1; l < launchers.size() && Clock::now() < deadline; ++l) {
+  for (size_t l = 1; l < launchers.size() && budget_left(); ++l) {
     if (std::optional<Candidate> other = evaluate(at, launchers[l]);
         faster(other, best)) {
       best = std::move(other);
@@ -381,11 +380,11 @@ std::optional<Candidate> KernelSearch::Descend(
   // Coordinate descent: a move that helps is repeated in its direction
   // (a line search) before the next slot is tried.
   bool improved = true;
-  while (improved && Clock::now() < deadline) {
+  while (improved && budget_left()) {
     improved = false;
-    for (size_t s = 0; s < slots.size() && Clock::now() < deadline; ++s) {
+    for (size_t s = 0; s < slots.size() && budget_left(); ++s) {
       for (const int step : {1, -1}) {
-        while (Clock::now() < deadline) {
+        while (budget_left()) {
           std::vector<size_t> moved = at;
           if ((step < 0 && moved[s] == 0) ||
               (step > 0 && moved[s] + 1 >= slots[s].values.size())) {
@@ -402,7 +401,7 @@ std::optional<Candidate> KernelSearch::Descend(
     }
   }
   for (const std::string& other_launcher : launchers) {
-    if (other_launcher == launcher || Clock::now() >= deadline) continue;
+    if (other_launcher == launcher || !budget_left()) continue;
     if (std::optional<Candidate> other = evaluate(at, other_launcher);
         faster(other, best)) {
       best = std::move(other);

@@ -4,7 +4,6 @@
 // passes, the backend's estimate). docs/tuning.md explains the method.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -74,16 +73,18 @@ class KernelSearch {
                               const std::vector<std::string>& launchers,
                               SearchStats& stats);
 
-  // The fastest candidate a coordinate descent finds within `budget`: from
-  // the kernel's own blocks under `launchers[0]`, each slot moved to its
-  // next larger or smaller value while the model says faster, then the
-  // winner's blocks under every other launcher. For choosing blocks at a
-  // call, where Rank's exhaustive search costs too much. nullopt when even
-  // the kernel's own blocks have no estimate (a backend without a model).
+  // The fastest candidate a coordinate descent finds within
+  // `max_estimates` estimates (a count, not a time, so that a call's
+  // blocks do not depend on how busy the machine is): from the better of
+  // the kernel's own blocks and each slot's middle value, under the best
+  // launcher there, each slot moved to its next larger or smaller value
+  // while the model says faster, then the winner's blocks under every other
+  // launcher. For choosing blocks at a call, where Rank's exhaustive search
+  // costs too much. nullopt when even the kernel's own blocks have no
+  // estimate (a backend without a model).
   std::optional<Candidate> Descend(const std::vector<BlockSlot>& slots,
                                    const std::vector<std::string>& launchers,
-                                   std::chrono::microseconds budget,
-                                   SearchStats& stats);
+                                   int64_t max_estimates, SearchStats& stats);
 
   // One configuration (empty block sizes: the kernel's own); `why` says
   // why it was rejected.

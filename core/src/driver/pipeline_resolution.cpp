@@ -271,8 +271,15 @@ class Resolver {
 
   // A compile-time argument's value (`--arg log_target=True`), which the
   // frontend binds: True/False/None, a number or a quoted string.
+  // A value an argument is compiled for: a Python constant, a sequence of
+  // them ("(1024,)", "[4, 64]"), or a callable's source ("lambda v: v * 2").
   static bool IsPythonConstant(const std::string& text) {
     if (text == "True" || text == "False" || text == "None") return true;
+    if (text.starts_with("lambda ") || text.starts_with("lambda:")) return true;
+    if (text.size() >= 2 && ((text.front() == '(' && text.back() == ')') ||
+                             (text.front() == '[' && text.back() == ']'))) {
+      return true;
+    }
     if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"') &&
         text.back() == text.front()) {
       return true;
