@@ -122,7 +122,8 @@ BlockChoice InProcessCompiler::ChooseBlocks(const CompileRequest& request,
   if (launchers.empty()) launchers.push_back("");
   KernelSearch search(request.source_path, request.source_text, *pipeline,
                       request.kernel);
-  absl::StatusOr<std::vector<BlockSlot>> slots = search.DiscoverSlots();
+  absl::StatusOr<std::vector<BlockSlot>> slots =
+      search.DiscoverSlots(/*stop_when_covered=*/true);
   if (!slots.ok()) {
     choice.why = std::string(slots.status().message());
     return choice;

@@ -108,7 +108,8 @@ std::map<std::string, int64_t> KernelSearch::TileMultiples(
   return multiples;
 }
 
-absl::StatusOr<std::vector<BlockSlot>> KernelSearch::DiscoverSlots() {
+absl::StatusOr<std::vector<BlockSlot>> KernelSearch::DiscoverSlots(
+    bool stop_when_covered) {
   std::string why;
   absl::StatusOr<Module> base = Frontend({}, &why);
   if (!base.ok()) {
@@ -120,7 +121,9 @@ absl::StatusOr<std::vector<BlockSlot>> KernelSearch::DiscoverSlots() {
   std::vector<BlockSlot> slots;
   std::vector<int64_t> prefix;
   int misses = 0;
+  std::set<std::string> covered;
   for (int i = 0; i < kMaxSlots && misses < kMissesBeforeStop; ++i) {
+    if (stop_when_covered && covered.size() >= base_tiles.size()) break;
     // A slot shows by the tiles it changes: set to 1 (unless that is its
     // default) or to a huge block (clamped to its dim, unless that is it).
     BlockSlot slot;
@@ -152,6 +155,7 @@ absl::StatusOr<std::vector<BlockSlot>> KernelSearch::DiscoverSlots() {
       continue;
     }
     misses = 0;
+    covered.insert(slot.tiles.begin(), slot.tiles.end());
     const int64_t huge = huge_blocks[slot.tiles[0]];
     slot.extent = huge >= kHugeBlock ? 0 : huge;
     for (const std::string& tile : slot.tiles) {

@@ -65,7 +65,11 @@ class KernelSearch {
   // Finds the slots by probing the frontend (a slot set to 1, then to a
   // huge block that the frontend clamps to the dim), and their candidates:
   // powers of two times the tile multiple up to the dim, plus the dim.
-  absl::StatusOr<std::vector<BlockSlot>> DiscoverSlots();
+  // `stop_when_covered`: stop once every tile loop has its slot, rather
+  // than after two slots that change nothing (the call-time choice, where
+  // each probe is a frontend run of the budget).
+  absl::StatusOr<std::vector<BlockSlot>> DiscoverSlots(
+      bool stop_when_covered = false);
 
   // Every candidate of `slots` x `launchers` that the backend accepts,
   // fastest first.
