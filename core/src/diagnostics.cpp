@@ -7,7 +7,6 @@
 #include "fmt/format.h"
 
 namespace tessera {
-namespace {
 
 std::string_view SeverityName(Severity severity) {
   switch (severity) {
@@ -22,8 +21,6 @@ std::string_view SeverityName(Severity severity) {
   }
   return "error";
 }
-
-}  // namespace
 
 void DiagnosticEngine::AddSource(std::string path, std::string text) {
   for (SourceBuffer& buffer : sources_) {

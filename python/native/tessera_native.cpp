@@ -18,23 +18,9 @@ namespace nb = nanobind;
 namespace tessera::native {
 namespace {
 
-const char* SeverityName(Severity severity) {
-  switch (severity) {
-    case Severity::kError:
-      return "error";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kNote:
-      return "note";
-    case Severity::kRemark:
-      return "remark";
-  }
-  return "error";
-}
-
 nb::dict DiagnosticDict(const Diagnostic& diagnostic) {
   nb::dict out;
-  out["severity"] = SeverityName(diagnostic.severity);
+  out["severity"] = std::string(SeverityName(diagnostic.severity));
   out["file"] = diagnostic.file;
   out["line"] = diagnostic.loc.line;
   out["col"] = diagnostic.loc.col;
@@ -83,12 +69,12 @@ nb::dict EstimateDict(const KernelEstimate& estimate) {
   return out;
 }
 
-nb::dict Compile(cli::InProcessCompiler& compiler, std::string source_path,
-                 std::string source_text, std::string config_path,
-                 std::vector<std::pair<std::string, std::string>> options,
-                 std::string kernel, std::map<std::string, std::string> args,
-                 std::vector<int64_t> block_sizes, bool emit_code,
-                 bool estimate) {
+// What every entry point is given: the source, the pipeline and the facts
+// of the call.
+cli::CompileRequest Request(
+    std::string source_path, std::string source_text, std::string config_path,
+    std::vector<std::pair<std::string, std::string>> options,
+    std::string kernel, std::map<std::string, std::string> args) {
   cli::CompileRequest request;
   request.source_path = std::move(source_path);
   request.source_text = std::move(source_text);
@@ -96,6 +82,18 @@ nb::dict Compile(cli::InProcessCompiler& compiler, std::string source_path,
   request.backend_options = std::move(options);
   request.kernel = std::move(kernel);
   request.args = std::move(args);
+  return request;
+}
+
+nb::dict Compile(cli::InProcessCompiler& compiler, std::string source_path,
+                 std::string source_text, std::string config_path,
+                 std::vector<std::pair<std::string, std::string>> options,
+                 std::string kernel, std::map<std::string, std::string> args,
+                 std::vector<int64_t> block_sizes, bool emit_code,
+                 bool estimate) {
+  cli::CompileRequest request = Request(
+      std::move(source_path), std::move(source_text), std::move(config_path),
+      std::move(options), std::move(kernel), std::move(args));
   request.block_sizes = std::move(block_sizes);
   request.emit_code = emit_code;
   request.estimate = estimate;
@@ -142,13 +140,9 @@ nb::dict ChooseBlocks(cli::InProcessCompiler& compiler, std::string source_path,
                       std::string kernel,
                       std::map<std::string, std::string> args,
                       bool search_launchers, int64_t max_estimates) {
-  cli::CompileRequest request;
-  request.source_path = std::move(source_path);
-  request.source_text = std::move(source_text);
-  request.config_path = std::move(config_path);
-  request.backend_options = std::move(options);
-  request.kernel = std::move(kernel);
-  request.args = std::move(args);
+  const cli::CompileRequest request = Request(
+      std::move(source_path), std::move(source_text), std::move(config_path),
+      std::move(options), std::move(kernel), std::move(args));
   cli::BlockChoice choice;
   {
     nb::gil_scoped_release release;

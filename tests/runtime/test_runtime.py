@@ -19,6 +19,7 @@ import tessera
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("TESSERA_BUILD_DIR") or ROOT / "build")
 EXAMPLES = ROOT / "examples"
+DRIVER_INPUTS = ROOT / "tests" / "driver" / "inputs"  # shared with the CLI's tests
 
 
 def rand(shape, dtype=jnp.float32, seed=0):
@@ -148,61 +149,27 @@ def test_torch_tensors_in_and_out():
     torch.testing.assert_close(library.add(grad, grad), (grad + grad).detach())
 
 
-def test_compile_errors_carry_the_location(tmp_path):
-    source = tmp_path / "broken.py"
-    source.write_text(textwrap.dedent("""\
-        import helion
-        import helion.language as hl
-        import torch
-
-        @helion.kernel()
-        def good(x: torch.Tensor) -> torch.Tensor:
-            out = torch.empty_like(x)
-            for tile in hl.tile(x.size()):
-                out[tile] = x[tile] * 2.0
-            return out
-
-        @helion.kernel()
-        def bad(x: torch.Tensor) -> torch.Tensor:
-            out = torch.empty_like(x)
-            for tile in hl.tile(x.size()):
-                out[tile] = torch.nosuch(x[tile])
-            return out
-        """))
+def test_compile_errors_carry_the_location():
+    source = DRIVER_INPUTS / "two_kernels_one_broken.py"  # kernels twice, broken
     library = tessera.load(source)
     x = rand((8, 128))
     # A sibling kernel that does not compile is that kernel's problem alone.
-    np.testing.assert_allclose(library.good(x), x * 2.0)
+    np.testing.assert_allclose(library.twice(x), x * 2.0)
     with pytest.raises(tessera.CompileError) as caught:
-        library.bad(x)
+        library.broken(x)
     error = caught.value
-    assert error.line == 16 and error.file.endswith("broken.py")
-    assert "broken.py:16:" in str(error) and "^" in str(error)
+    assert error.line == 20 and error.file.endswith("two_kernels_one_broken.py")
+    assert "two_kernels_one_broken.py:20:" in str(error) and "^" in str(error)
     assert "x=f32[8, 128]" in str(error)
-    with pytest.raises(AttributeError, match="did you mean 'good'"):
-        library.godo
+    with pytest.raises(AttributeError, match="did you mean 'twice'"):
+        library.twcie
 
 
-def test_a_kernel_whose_loop_body_has_no_effect(tmp_path):
+def test_a_kernel_whose_loop_body_has_no_effect():
     """The device body is an `if` whose assignment nothing reads: the
     emitter drops it and the function keeps `pass` (issue 33, item 1: it
     used to be a `def` with only a comment, which Python rejects)."""
-    source = tmp_path / "dead_if.py"
-    source.write_text(textwrap.dedent("""\
-        import helion
-        import helion.language as hl
-        import torch
-
-        @helion.kernel()
-        def dead_if(modes: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-            out = torch.zeros_like(x)
-            for t in hl.tile(x.size(0)):
-                v = x[t]
-                if modes[t.begin] > 0:
-                    v = v * 2.0
-            return out
-        """))
-    kernel = tessera.load(source).dead_if
+    kernel = tessera.load(DRIVER_INPUTS / "dead_if.py").dead_if
     modes, x = jnp.ones((16,), jnp.int32), rand((16, 128))
     compile(kernel.bind(modes, x).code, "dead_if_pallas.py", "exec")
     np.testing.assert_array_equal(kernel(modes, x), jnp.zeros_like(x))

@@ -94,6 +94,9 @@ class DiagnosticEngine {
   size_t error_count_ = 0;
 };
 
+// "error", "warning", "note" or "remark", as rendered diagnostics name it.
+std::string_view SeverityName(Severity severity);
+
 // "did you mean" helper: the candidate closest to `name` by edit distance,
 // or empty when none is close enough to be a plausible typo.
 std::string ClosestName(std::string_view name,
