@@ -1,6 +1,7 @@
 #include "cli_options.h"
 
 #include <cstdlib>
+#include <map>
 #include <string_view>
 
 #include "fmt/format.h"
@@ -122,10 +123,31 @@ std::string FlagHelp(unsigned bit) {
   return text;
 }
 
+// Flags that take one value: given twice, one of the two would be dropped
+// without a word (as GCC, Tessera refuses rather than guessing).
+bool SingleValued(std::string_view name) {
+  for (std::string_view single :
+       {"--config", "-o", "--output", "--emit", "--report-format", "--passes",
+        "--launcher", "--kernel", "--top", "--measure", "--launchers"}) {
+    if (name == single) return true;
+  }
+  return false;
+}
+
 // Applies one flag; returns an error message or "".
 std::string Apply(const FlagSpec& flag, const std::string& value,
-                  CliOptions& options) {
+                  CliOptions& options,
+                  std::map<std::string, std::string>& seen) {
   const std::string_view name = flag.name;
+  if (SingleValued(name)) {
+    // -o and --output are one flag.
+    const std::string key = name == "-o" ? "--output" : std::string(name);
+    auto [it, fresh] = seen.try_emplace(key, value);
+    if (!fresh) {
+      return fmt::format("{} given twice ('{}' and '{}'); give it once", name,
+                         it->second, value);
+    }
+  }
   if (name == "--config") {
     options.config = value;
   } else if (name == "-o" || name == "--output") {
@@ -171,8 +193,14 @@ std::string Apply(const FlagSpec& flag, const std::string& value,
       return fmt::format(
           "--arg expects NAME=TYPE (e.g. x=bf16[1024,512]), got '{}'", value);
     }
-    options.overrides.args.emplace_back(value.substr(0, equals),
-                                        value.substr(equals + 1));
+    const std::string arg_name = value.substr(0, equals);
+    for (const auto& [given, spelling] : options.overrides.args) {
+      if (given == arg_name) {
+        return fmt::format("--arg {} given twice ('{}' and '{}'); give it once",
+                           arg_name, spelling, value.substr(equals + 1));
+      }
+    }
+    options.overrides.args.emplace_back(arg_name, value.substr(equals + 1));
   } else if (name == "--plugin-path") {
     options.plugin_paths.push_back(value);
   } else if (name == "--print-ir-after-all") {
@@ -337,6 +365,7 @@ CliOptions ParseCommandLine(const std::vector<std::string>& args,
 
   const unsigned bit = CommandBit(options.command);
   std::vector<std::string> positional;
+  std::map<std::string, std::string> seen;  // single-valued flags given
   for (; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg.size() < 2 || arg[0] != '-') {
@@ -387,7 +416,7 @@ CliOptions ParseCommandLine(const std::vector<std::string>& args,
       }
       value = args[++i];
     }
-    error = Apply(*flag, *value, options);
+    error = Apply(*flag, *value, options, seen);
     if (!error.empty()) return options;
   }
   if (options.show_help) return options;

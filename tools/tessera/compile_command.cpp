@@ -151,6 +151,19 @@ absl::Status CheckPrintAfterNames(const CliOptions& options,
 
 absl::Status RunCompile(const CliOptions& options, Session& session) {
   DiagnosticEngine& diagnostics = session.diagnostics;
+  if (options.output && *options.output != "-") {
+    // Writing over the kernel source would lose it (GCC refuses the same).
+    std::error_code error;
+    if (fs::equivalent(*options.output, options.input, error) ||
+        (options.config &&
+         fs::equivalent(*options.output, *options.config, error))) {
+      diagnostics.Error("", {},
+                        fmt::format("-o '{}' is an input of the compile; it "
+                                    "would be overwritten",
+                                    *options.output));
+      return absl::InvalidArgumentError("output is an input");
+    }
+  }
   absl::StatusOr<std::string> text = LoadInput(options, session);
   if (!text.ok()) return text.status();
   const bool is_tir = fs::path(options.input).extension() == ".tir";
