@@ -345,8 +345,8 @@ def _block_choice_enabled() -> bool:
 def _block_search_budget() -> int:
     """How many candidates the cost model may estimate per new signature (a
     count, so that the blocks of a call do not depend on the machine's
-    load; 12 take about 3.5 ms for matmul, 8 ms for attention, bench/runtime)."""
-    return int(os.environ.get("TESSERA_BLOCK_SEARCH_ESTIMATES", "12"))
+    load; 10 take about 3 ms for matmul, 5-6 ms for attention, bench/runtime)."""
+    return int(os.environ.get("TESSERA_BLOCK_SEARCH_ESTIMATES", "10"))
 
 
 @functools.lru_cache(maxsize=None)

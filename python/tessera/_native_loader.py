@@ -15,6 +15,7 @@ import importlib.util
 import os
 import pathlib
 import sys
+import threading
 
 PACKAGE_DIR = pathlib.Path(__file__).resolve().parent
 REPOSITORY = PACKAGE_DIR.parent.parent
@@ -63,6 +64,32 @@ def configs_dir() -> pathlib.Path:
     return installed if installed.is_dir() else REPOSITORY / "configs"
 
 
+# Plugins are called from one thread at a time (core/include/tessera/
+# plugin.h); the binding releases the GIL while it compiles, so the runtime
+# serializes its calls itself.
+_COMPILER_LOCK = threading.Lock()
+
+
+class _SerializedCompiler:
+    """The process's compiler, one call at a time."""
+
+    def __init__(self, instance):
+        self._instance = instance
+        self.load_errors = instance.load_errors
+
+    def compile(self, *args):
+        with _COMPILER_LOCK:
+            return self._instance.compile(*args)
+
+    def choose_blocks(self, *args):
+        with _COMPILER_LOCK:
+            return self._instance.choose_blocks(*args)
+
+    def plugin_versions(self):
+        with _COMPILER_LOCK:
+            return self._instance.plugin_versions()
+
+
 @functools.lru_cache(maxsize=None)
 def compiler():
     """The process's compiler, plugins loaded once."""
@@ -70,4 +97,4 @@ def compiler():
     instance = module.Compiler(plugin_paths())
     if instance.load_errors:
         raise ImportError(f"tessera: plugins failed to load:\n{instance.load_errors}")
-    return instance
+    return _SerializedCompiler(instance)

@@ -175,6 +175,19 @@ def test_a_kernel_whose_loop_body_has_no_effect():
     np.testing.assert_array_equal(kernel(modes, x), jnp.zeros_like(x))
 
 
+def test_calls_from_several_threads():
+    """Plugins are called from one thread at a time: the runtime serializes
+    its compiles, and each thread gets its own signature's result."""
+    import concurrent.futures
+
+    library = tessera.load(EXAMPLES / "exp.py")
+    shapes = [(8 * (i + 1), 128) for i in range(6)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda shape: library.exp(rand(shape)), shapes))
+    for shape, result in zip(shapes, results):
+        np.testing.assert_allclose(result, jnp.exp(rand(shape)), rtol=1e-5)
+
+
 def test_call_errors_are_python_errors():
     add = tessera.load(EXAMPLES / "add.py").add
     with pytest.raises(TypeError, match="missing required argument"):

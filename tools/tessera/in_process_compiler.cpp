@@ -5,6 +5,7 @@
 #include "driver/pipeline_resolution.h"
 #include "fmt/format.h"
 #include "session.h"
+#include "tessera/ir/text.h"
 #include "tune_search.h"
 
 namespace tessera::cli {
@@ -122,8 +123,29 @@ BlockChoice InProcessCompiler::ChooseBlocks(const CompileRequest& request,
   if (launchers.empty()) launchers.push_back("");
   KernelSearch search(request.source_path, request.source_text, *pipeline,
                       request.kernel);
-  absl::StatusOr<std::vector<BlockSlot>> slots =
-      search.DiscoverSlots(/*stop_when_covered=*/true);
+  // What the slots depend on besides sizes: the source, kernel and
+  // pipeline, and each fact with its dims dropped (a type's dtype and rank).
+  std::string structure = fmt::format("{}\n{}\n{}\n", request.source_text,
+                                      request.kernel, request.config_path);
+  for (const auto& [key, value] : request.backend_options) {
+    structure += fmt::format("{}={}\n", key, value);
+  }
+  for (const auto& [name, spelling] : request.args) {
+    absl::StatusOr<Type> type = ParseType(spelling);
+    structure += type.ok() && type->is_tensor()
+                     ? fmt::format("{}:{}/{}\n", name, DTypeName(type->dtype),
+                                   type->shape.size())
+                     : fmt::format("{}={}\n", name, spelling);
+  }
+  absl::StatusOr<std::vector<BlockSlot>> slots = absl::UnknownError("none");
+  if (auto known = slot_structures_.find(structure);
+      known != slot_structures_.end()) {
+    slots = search.ResizeSlots(known->second);
+  }
+  if (!slots.ok()) {
+    slots = search.DiscoverSlots(/*stop_when_covered=*/true);
+    if (slots.ok()) slot_structures_[structure] = *slots;
+  }
   if (!slots.ok()) {
     choice.why = std::string(slots.status().message());
     return choice;

@@ -19,6 +19,7 @@
 #include "driver/plugin_registry.h"
 #include "tessera/cost_estimate.h"
 #include "tessera/diagnostics.h"
+#include "tune_search.h"
 
 namespace tessera::cli {
 
@@ -98,6 +99,10 @@ class InProcessCompiler {
                                            DiagnosticEngine& diagnostics,
                                            CompileResult& result);
 
+  // Block slots by kernel structure (source, kernel, pipeline, the call's
+  // ranks and dtypes), so that a kernel called at new sizes skips the slot
+  // probes (KernelSearch::ResizeSlots).
+  std::map<std::string, std::vector<BlockSlot>> slot_structures_;
   PluginRegistry registry_;
   PluginLoader loader_{registry_};
   std::string load_errors_;

@@ -188,6 +188,11 @@ absl::StatusOr<std::vector<BlockSlot>> KernelSearch::DiscoverSlots(
           std::max(slots[parent].multiple, slots[child].multiple);
     }
   }
+  AssignCandidates(slots);
+  return slots;
+}
+
+void KernelSearch::AssignCandidates(std::vector<BlockSlot>& slots) {
   int64_t largest = 1;
   for (const BlockSlot& slot : slots) largest = std::max(largest, slot.extent);
   for (BlockSlot& slot : slots) {
@@ -197,6 +202,40 @@ absl::StatusOr<std::vector<BlockSlot>> KernelSearch::DiscoverSlots(
     for (int64_t v = slot.multiple; v < extent; v *= 2) values.insert(v);
     slot.values.assign(values.begin(), values.end());
   }
+}
+
+absl::StatusOr<std::vector<BlockSlot>> KernelSearch::ResizeSlots(
+    std::vector<BlockSlot> slots) {
+  std::string why;
+  absl::StatusOr<Module> base = Frontend({}, &why);
+  if (!base.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("kernel '{}' does not compile: {}", kernel_, why));
+  }
+  std::vector<int64_t> huge;
+  for (const BlockSlot& slot : slots) {
+    huge.push_back(slot.tiles.empty() ? 1 : kHugeBlock);
+  }
+  absl::StatusOr<Module> probed = Frontend(huge, &why);
+  if (!probed.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("kernel '{}' does not compile: {}", kernel_, why));
+  }
+  std::map<std::string, int64_t> defaults, extents;
+  for (const TileBlock& tile : TileBlocks(*base))
+    defaults[tile.tile] = tile.block;
+  for (const TileBlock& tile : TileBlocks(*probed))
+    extents[tile.tile] = tile.block;
+  for (BlockSlot& slot : slots) {
+    if (slot.tiles.empty()) continue;
+    const std::string& tile = slot.tiles.front();
+    if (!defaults.count(tile) || !extents.count(tile)) {
+      return absl::InternalError("the kernel's tiles changed with its sizes");
+    }
+    slot.default_block = defaults[tile];
+    slot.extent = extents[tile] >= kHugeBlock ? 0 : extents[tile];
+  }
+  AssignCandidates(slots);
   return slots;
 }
 

@@ -71,6 +71,12 @@ class KernelSearch {
   absl::StatusOr<std::vector<BlockSlot>> DiscoverSlots(
       bool stop_when_covered = false);
 
+  // `slots` (found by DiscoverSlots for the same kernel at the same ranks
+  // and dtypes) for this search's sizes: their default blocks, extents and
+  // candidates, from two frontend runs instead of DiscoverSlots' probes.
+  absl::StatusOr<std::vector<BlockSlot>> ResizeSlots(
+      std::vector<BlockSlot> slots);
+
   // Every candidate of `slots` x `launchers` that the backend accepts,
   // fastest first.
   std::vector<Candidate> Rank(const std::vector<BlockSlot>& slots,
@@ -113,6 +119,9 @@ class KernelSearch {
                  const std::string& launcher);
   std::vector<TileBlock> TileBlocks(const Module& module) const;
   std::map<std::string, int64_t> TileMultiples(const Module& module) const;
+  // Each slot's candidates: powers of two times its tile multiple up to its
+  // extent, plus the extent and its default.
+  static void AssignCandidates(std::vector<BlockSlot>& slots);
 
   std::string input_;
   std::string text_;
