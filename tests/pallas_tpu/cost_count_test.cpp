@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "cost_model/count.h"
@@ -47,6 +48,22 @@ TEST(Count, DivisionIsExactWhenTheCoefficientsAllowIt) {
   EXPECT_EQ(CeilDiv(m + Count(1), 8).ToPython(), "pl.cdiv(m + 1, 8)");
   EXPECT_EQ(FloorDiv(m + Count(1), 8).ToPython(), "(m + 1) // 8");
   EXPECT_EQ((Count(4) * Mod(m, 128)).ToPython(), "4 * (m % 128)");
+}
+
+// A count past int64 saturates, never wraps to a negative (issue 33: a 4e6
+// x 4e6 matmul's pl.CostEstimate said flops=-627208515966861312).
+TEST(Count, CountsSaturateInsteadOfWrapping) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const Count n(4'000'000);
+  EXPECT_EQ((Count(2) * n * n * n).constant(), kMax);
+  EXPECT_EQ((Count(kMax) + Count(1)).constant(), kMax);
+  EXPECT_EQ((Count(0) - Count(kMax) - Count(kMax)).constant(),
+            std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(CeilDiv(Count(kMax), 128).constant(), kMax / 128);
+  const Count m = Count::Python("m");
+  EXPECT_EQ((m * Count(kMax) * Count(2)).ToPython(), "9223372036854775807 * m");
+  EXPECT_EQ((Count(0) - Count(kMax) - Count(kMax)).ToPython(),
+            "-9223372036854775807");
 }
 
 TEST(CostModel, SymbolicShapesGiveCountsInTheHostsNames) {

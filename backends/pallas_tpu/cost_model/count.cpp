@@ -2,11 +2,38 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <optional>
 
 #include "fmt/format.h"
 
 namespace tessera::pallas {
+
+namespace {
+
+// Counts saturate at int64's bounds instead of wrapping: signed overflow is
+// undefined behaviour, and a wrapped count was a negative flop count in a
+// generated pl.CostEstimate (a 4e6 x 4e6 matmul). A count that large is
+// past anything one kernel call does; the bound reads "at least this".
+int64_t Add(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    return b > 0 ? std::numeric_limits<int64_t>::max()
+                 : std::numeric_limits<int64_t>::min();
+  }
+  return sum;
+}
+
+int64_t Multiply(int64_t a, int64_t b) {
+  int64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product)) {
+    return (a < 0) != (b < 0) ? std::numeric_limits<int64_t>::min()
+                              : std::numeric_limits<int64_t>::max();
+  }
+  return product;
+}
+
+}  // namespace
 namespace {
 
 bool IsIntegerLiteral(const std::string& text) {
@@ -58,7 +85,12 @@ std::string Count::ToPython() const {
   std::string text;
   auto append = [&](const std::vector<std::string>& atoms, int64_t coeff) {
     const bool negative = coeff < 0;
-    const int64_t magnitude = negative ? -coeff : coeff;
+    // -INT64_MIN does not exist: a saturated count prints the other bound.
+    const int64_t magnitude =
+        !negative ? coeff
+                  : (coeff == std::numeric_limits<int64_t>::min()
+                         ? std::numeric_limits<int64_t>::max()
+                         : -coeff);
     std::string term;
     if (magnitude != 1 || atoms.empty()) term = fmt::format("{}", magnitude);
     // A lone atom after `+` needs no parentheses (`a % 8` binds tighter).
@@ -78,7 +110,7 @@ std::string Count::ToPython() const {
 }
 
 Count& Count::operator+=(const Count& other) {
-  constant_ += other.constant_;
+  constant_ = Add(constant_, other.constant_);
   if (other.terms_.empty()) return *this;
   std::vector<Term> merged;
   merged.reserve(terms_.size() + other.terms_.size());
@@ -90,7 +122,8 @@ Count& Count::operator+=(const Count& other) {
     } else if (i == terms_.size() || other.terms_[j].atoms < terms_[i].atoms) {
       merged.push_back(other.terms_[j++]);
     } else {
-      const int64_t sum = terms_[i].coefficient + other.terms_[j].coefficient;
+      const int64_t sum =
+          Add(terms_[i].coefficient, other.terms_[j].coefficient);
       if (sum != 0) merged.push_back(Term{std::move(terms_[i].atoms), sum});
       ++i;
       ++j;
@@ -107,9 +140,11 @@ Count& Count::operator-=(const Count& other) {
 Count& Count::operator*=(const Count& other) {
   if (other.terms_.empty()) {
     // Scaling by a constant: the common case, in place.
-    constant_ *= other.constant_;
+    constant_ = Multiply(constant_, other.constant_);
     if (other.constant_ == 0) terms_.clear();
-    for (Term& term : terms_) term.coefficient *= other.constant_;
+    for (Term& term : terms_) {
+      term.coefficient = Multiply(term.coefficient, other.constant_);
+    }
     return *this;
   }
   if (terms_.empty()) {
@@ -117,7 +152,7 @@ Count& Count::operator*=(const Count& other) {
     *this = other;
     return *this *= Count(scale);
   }
-  Count product(constant_ * other.constant_);
+  Count product(Multiply(constant_, other.constant_));
   auto add = [&](std::vector<std::string> atoms, int64_t coefficient) {
     std::sort(atoms.begin(), atoms.end());
     Count term;
@@ -125,15 +160,18 @@ Count& Count::operator*=(const Count& other) {
     product += term;
   };
   for (const Term& a : terms_) {
-    if (other.constant_ != 0) add(a.atoms, a.coefficient * other.constant_);
+    if (other.constant_ != 0)
+      add(a.atoms, Multiply(a.coefficient, other.constant_));
     for (const Term& b : other.terms_) {
       std::vector<std::string> atoms = a.atoms;
       atoms.insert(atoms.end(), b.atoms.begin(), b.atoms.end());
-      add(std::move(atoms), a.coefficient * b.coefficient);
+      add(std::move(atoms), Multiply(a.coefficient, b.coefficient));
     }
   }
   if (constant_ != 0) {
-    for (const Term& b : other.terms_) add(b.atoms, constant_ * b.coefficient);
+    for (const Term& b : other.terms_) {
+      add(b.atoms, Multiply(constant_, b.coefficient));
+    }
   }
   *this = std::move(product);
   return *this;
@@ -152,7 +190,7 @@ std::optional<Count> Count::DividedExactly(int64_t b) const {
 
 Count CeilDiv(const Count& a, int64_t b) {
   if (b <= 1) return a;
-  if (a.is_constant()) return Count((a.constant() + b - 1) / b);
+  if (a.is_constant()) return Count(Add(a.constant(), b - 1) / b);
   if (std::optional<Count> exact = a.DividedExactly(b)) return *exact;
   return Count::Python(fmt::format("pl.cdiv({}, {})", a.ToPython(), b));
 }
