@@ -283,7 +283,7 @@ class Kernel:
                        if is_array(value) or not callable(value)}
         return specialization, host_values, torch_inputs
 
-    def _interpret(self, values: dict) -> bool:
+    def _interpret(self) -> bool:
         if self.interpret is not None:
             return self.interpret
         return device_platform() == "cpu"
@@ -294,7 +294,7 @@ class Kernel:
             raise ValueError(
                 f"{self.source.where}: this specialization of {self.name!r} is for "
                 f"{expect.describe()}; the call is {specialization.signature.describe()}")
-        result = specialization.run(values, self._interpret(values))
+        result = specialization.run(values, self._interpret())
         return map_arrays(result, jax_to_torch) if torch_inputs else result
 
     def __call__(self, *args, **kwargs):

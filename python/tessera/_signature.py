@@ -15,7 +15,7 @@ import dataclasses
 import numpy as np
 
 from ._callables import lambda_source
-from ._source import KernelSource, Param, _Unevaluated
+from ._source import KernelSource, Param
 
 # NumPy / JAX dtype names -> the compiler's spelling.
 _DTYPE_SPELLING = {
@@ -79,7 +79,7 @@ def fact(kernel: KernelSource, param: Param, value, static_shapes: bool) -> str:
             return repr(tuple(int(v) for v in value))
         raise TypeError(f"{where}: a compile-time argument takes a bool, int, float "
                         f"or str, got {type(value).__name__}")
-    if is_array(value):
+    if is_array(value) and not isinstance(value, np.generic):
         dtype = dtype_spelling(value.dtype, where)
         if static_shapes:
             dims = ", ".join(str(int(d)) for d in value.shape)
@@ -106,13 +106,3 @@ def fact(kernel: KernelSource, param: Param, value, static_shapes: bool) -> str:
             raise TypeError(f"{where}: {error}") from None
     raise TypeError(f"{where}: cannot pass a {type(value).__name__} to a kernel")
 
-
-def defaults_of(kernel: KernelSource) -> dict[str, object]:
-    values = {}
-    for param in kernel.params:
-        if param.has_default and not param.is_callable:
-            if isinstance(param.default, _Unevaluated):
-                values[param.name] = param.default
-            else:
-                values[param.name] = param.default
-    return values

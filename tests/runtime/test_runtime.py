@@ -247,6 +247,9 @@ def test_decorator_on_a_function_of_the_callers_module():
     x = rand((16, 256))
     np.testing.assert_allclose(double_rows(x), x * 2.0)
     np.testing.assert_allclose(scaled_rows(x, 0.5), x * 0.5)
+    # A NumPy scalar is a scalar of the signature, not a 0-d tensor.
+    np.testing.assert_allclose(scaled_rows(x, np.float32(0.25)), x * 0.25)
+    assert "scale=f32" in scaled_rows.bind(x, np.float32(0.25)).signature.describe()
     assert isinstance(double_rows, tessera.Kernel)
     spec = scaled_rows.bind(x, 0.5)
     assert spec.config["block_sizes"] == [8, 128]

@@ -56,14 +56,8 @@ absl::StatusOr<ResolvedPipeline> InProcessCompiler::Resolve(
   if (!loaded_) {
     return absl::InternalError("plugins failed to load:\n" + load_errors_);
   }
-  absl::StatusOr<PipelineConfig> config;
-  if (request.config_path.empty()) {
-    diagnostics.AddSource(kBuiltinConfigName, kDefaultPipelineToml);
-    config = ParsePipelineConfig(kDefaultPipelineToml, kBuiltinConfigName, "",
-                                 diagnostics);
-  } else {
-    config = LoadPipelineConfigFile(request.config_path, diagnostics);
-  }
+  absl::StatusOr<PipelineConfig> config =
+      LoadConfig(request.config_path, diagnostics);
   if (!config.ok()) return config.status();
   diagnostics.AddSource(request.source_path, request.source_text);
 

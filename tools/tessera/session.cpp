@@ -8,16 +8,22 @@
 
 namespace tessera::cli {
 
+absl::StatusOr<PipelineConfig> LoadConfig(const std::string& path,
+                                          DiagnosticEngine& diagnostics) {
+  if (!path.empty()) return LoadPipelineConfigFile(path, diagnostics);
+  diagnostics.AddSource(kBuiltinConfigName, kDefaultPipelineToml);
+  return ParsePipelineConfig(kDefaultPipelineToml, kBuiltinConfigName, "",
+                             diagnostics);
+}
+
 absl::Status LoadConfigAndPlugins(const CliOptions& options, Session& session) {
   DiagnosticEngine& diagnostics = session.diagnostics;
-  absl::StatusOr<PipelineConfig> config;
-  if (options.config) {
-    config = LoadPipelineConfigFile(*options.config, diagnostics);
-  } else {
-    diagnostics.AddSource(kBuiltinConfigName, kDefaultPipelineToml);
-    config = ParsePipelineConfig(kDefaultPipelineToml, kBuiltinConfigName, "",
-                                 diagnostics);
+  if (options.config && options.config->empty()) {
+    diagnostics.Error("", {}, "--config needs a path");
+    return absl::InvalidArgumentError("empty --config");
   }
+  absl::StatusOr<PipelineConfig> config =
+      LoadConfig(options.config.value_or(""), diagnostics);
   if (!config.ok()) return config.status();
   session.config = std::move(*config);
 

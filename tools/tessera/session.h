@@ -27,6 +27,11 @@ struct Session {
   PluginLoader loader{registry};
 };
 
+// The pipeline config at `path`, or the built-in one when `path` is empty;
+// its text is registered with the diagnostics.
+absl::StatusOr<PipelineConfig> LoadConfig(const std::string& path,
+                                          DiagnosticEngine& diagnostics);
+
 // Reads the config (--config or the built-in one) and loads every plugin on
 // the search path. A non-OK status means errors were reported.
 absl::Status LoadConfigAndPlugins(const CliOptions& options, Session& session);
