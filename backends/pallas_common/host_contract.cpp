@@ -31,12 +31,13 @@ std::string HostParameters(const Function& host, PyLines& static_checks) {
           entry.substr(equals + 1)};
     }
   }
-  std::string params;
+  // Each parameter as "name" or "name=default", in the kernel's order.
+  std::vector<std::pair<std::string, std::string>> signature;
   const size_t count = host.params.size() + statics.size();
   for (size_t i = 0, position = 0; position < count; ++position) {
     if (auto it = statics.find(position); it != statics.end()) {
       const auto& [name, literal] = it->second;
-      params += fmt::format("{}={}, ", name, literal);
+      signature.emplace_back(name, literal);
       // `is not None`: a tensor passed for an argument compiled as None
       // must not be compared elementwise.
       // A sequence (list[int] parameters, spelled as a tuple) compares as
@@ -58,12 +59,25 @@ std::string HostParameters(const Function& host, PyLines& static_checks) {
       continue;
     }
     if (i == host.params.size()) break;  // malformed positions
-    params += SanitizeIdentifier(host.params[i].name);
-    if (defaults && i < defaults->size() && !(*defaults)[i].empty()) {
-      params += "=" + (*defaults)[i];
-    }
-    params += ", ";
+    signature.emplace_back(
+        SanitizeIdentifier(host.params[i].name),
+        defaults && i < defaults->size() ? (*defaults)[i] : std::string());
     ++i;
+  }
+  // A compile-time parameter's compiled value is its default only where
+  // Python allows one: not before a parameter without a default (layer
+  // norm's `normalized_shape: list[int]` before `weight`), which would make
+  // the module fail to import. The caller then passes it, as the kernel's
+  // own signature asks.
+  bool defaults_allowed = true;
+  for (auto it = signature.rbegin(); it != signature.rend(); ++it) {
+    if (!defaults_allowed) it->second.clear();
+    if (it->second.empty()) defaults_allowed = false;
+  }
+  std::string params;
+  for (const auto& [name, default_value] : signature) {
+    params += default_value.empty() ? name : name + "=" + default_value;
+    params += ", ";
   }
   return params;
 }

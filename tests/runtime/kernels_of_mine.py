@@ -33,3 +33,17 @@ def mean_over_shape(x: torch.Tensor, normalized_shape: list[int]) -> torch.Tenso
     for tile_m in hl.tile(m):
         out[tile_m] = torch.sum(x[tile_m, :], dim=-1) / n
     return out
+
+
+@tessera.kernel
+def weighted_mean_over_shape(
+    x: torch.Tensor, normalized_shape: list[int], weight: torch.Tensor
+) -> torch.Tensor:
+    """A compile-time list before a tensor without a default (as Helion's
+    layer_norm_fwd): the module's signature keeps the list required."""
+    m = x.size(0)
+    n = normalized_shape[0]
+    out = torch.empty([m], dtype=x.dtype, device=x.device)
+    for tile_m in hl.tile(m):
+        out[tile_m] = torch.sum(x[tile_m, :] * weight[None, :], dim=-1) / n
+    return out

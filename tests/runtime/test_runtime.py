@@ -270,6 +270,19 @@ def test_list_of_ints_is_a_compile_time_value():
     assert tessera.cache_stats().compiles - before == 2
 
 
+def test_compile_time_list_before_a_required_tensor():
+    """The generated signature must stay valid Python: a compiled value is
+    no default before a parameter without one (Helion's layer_norm_fwd gave
+    `def layer_norm_fwd(x, normalized_shape=(256,), weight, ...)`)."""
+    from kernels_of_mine import weighted_mean_over_shape
+
+    x, w = rand((16, 256)), rand((256,), seed=1)
+    spec = weighted_mean_over_shape.bind(x, [256], w)
+    assert "def weighted_mean_over_shape(x, normalized_shape, weight, " in spec.code
+    np.testing.assert_allclose(weighted_mean_over_shape(x, [256], w),
+                               jnp.sum(x * w[None, :], axis=-1) / 256, rtol=1e-5)
+
+
 SCALE = 3.0  # read by a lambda below: written into the kernel as 3.0
 
 
