@@ -114,6 +114,21 @@ def swiglu(a, b):
     return a / (1.0 + np.exp(-a)) * b
 
 
+def flat_swish(x):
+    (x,) = _f64(x)
+    return x / (1.0 + np.exp(-x))
+
+
+def broadcast_add(x, y):
+    x, y = _f64(x, y)
+    return x + y
+
+
+def row_bias_add(x, bias):
+    x, bias = _f64(x, bias)
+    return x + bias
+
+
 def scaled_epilogue(x, w):
     x, w = _f64(x, w)
     return np.clip((x * w[None, :]) ** 2, -2.0, 2.0)

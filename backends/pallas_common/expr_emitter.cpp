@@ -171,14 +171,28 @@ std::string ExprEmitter::Sub(const Expr& expr) {
   auto is_int8_tensor = [](const Expr& e) {
     return e.type.is_tensor() && e.type.dtype == DType::kI8;
   };
+  // JAX does not promote 8-bit floats implicitly (TypePromotionError),
+  // where PyTorch does (`torch.maximum(m_f32, qk_f8)` is f32): such an
+  // operand of a wider float result is cast to it.
+  auto promoted_f8 = [&](const Expr& e) {
+    const bool f8 =
+        e.type.dtype == DType::kF8E4M3 || e.type.dtype == DType::kF8E5M2;
+    return f8 && IsFloat(expr.type.dtype) && expr.type.dtype != e.type.dtype;
+  };
   auto widened = [&](size_t i) {
     const Expr& e = *expr.operands[i];
+    if (promoted_f8(e)) {
+      return fmt::format("{}.astype({})", Sub(e), JnpDType(expr.type.dtype));
+    }
     return is_int8_tensor(e) ? fmt::format("{}.astype(jnp.int32)", Sub(e))
                              : operand(i);
   };
   // The same as a call argument (no parentheses needed).
   auto widened_arg = [&](size_t i) {
     const Expr& e = *expr.operands[i];
+    if (promoted_f8(e)) {
+      return fmt::format("{}.astype({})", Sub(e), JnpDType(expr.type.dtype));
+    }
     return is_int8_tensor(e) ? fmt::format("{}.astype(jnp.int32)", Sub(e))
                              : Emit(e);
   };

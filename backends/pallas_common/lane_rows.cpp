@@ -70,6 +70,21 @@ ExprPtr Reshape(const Value& source, const Type& type, SourceLoc loc) {
                 loc);
 }
 
+// Whether a statement after `launch_at` reads `name`.
+bool ReadAfter(std::vector<Stmt>& stmts, size_t launch_at,
+               const std::string& name) {
+  bool read = false;
+  for (size_t s = launch_at + 1; s < stmts.size() && !read; ++s) {
+    ForEachRootExpr(stmts[s], [&](ExprPtr& root) {
+      if (!root) return;
+      WalkExprMutable(*root, [&](Expr& expr) {
+        read = read || (expr.op == OpKind::kVar && expr.name == name);
+      });
+    });
+  }
+  return read;
+}
+
 // Host side: `row = reshape(array, [1, n])` before the launch, the launch
 // takes `row`, and a written array comes back as `array_1d = reshape(row)`,
 // which every later statement reads instead of `array`.
@@ -91,7 +106,8 @@ void RewriteHost(Function& host, const Function& device, size_t grid_rank,
     before.push_back(
         MakeAssign(row, Reshape(array, row.type, launch.loc), launch.loc));
     operand = MakeVar(row.name, row.type, launch.loc);
-    if (written.count(device.params[i].name)) {
+    if (written.count(device.params[i].name) &&
+        ReadAfter(stmts, launch_at, array.name)) {
       const Value flat{
           FreshName(host, array.name + (unit_dim == 0 ? "_1d" : "_nd")),
           array.type};

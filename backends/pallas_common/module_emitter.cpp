@@ -12,6 +12,7 @@
 #include "scalar_prefetch.h"
 #include "smem_copies.h"
 #include "tessera/python_literal.h"
+#include "wide_gathers.h"
 
 namespace tessera::pallas {
 
@@ -143,6 +144,7 @@ class HostEmitter : public ExprEmitter {
                           const std::string& host_name);
   bool EmitStmt(const Stmt& stmt);
   bool EmitLaunch(const Stmt& launch);
+  void RebindViewedArrays(const std::string& output);
   bool EmitHostStore(const Stmt& store);
   void SourceComment(const Stmt& stmt) {
     if (!stmt.loc.known() || stmt.loc.line == last_line_) return;
@@ -165,6 +167,10 @@ class HostEmitter : public ExprEmitter {
   // Rank-generic parameter -> the name holding its shape as passed.
   std::map<std::string, std::string> caller_shapes_;
   std::map<std::string, int> host_uses_;
+  // `out_flat = out.view(-1)` of a fresh `out`: the launch produces the
+  // view, and `out` is the view reshaped back (RebindViewedArrays).
+  std::map<std::string, std::string> fresh_view_of_;  // view -> viewed
+  std::map<std::string, int> view_uses_;  // uses of an array by such views
   std::vector<HostRead> host_reads_;
   PyLines static_lines_;  // host scalars from sizes: what a read may index by
   PyLines prelude_;
@@ -247,6 +253,10 @@ bool HostEmitter::EmitStmt(const Stmt& stmt) {
       if (value.op == OpKind::kEmpty || fresh_view) {
         alloc.kind = OpKind::kEmpty;
         allocs_[target.name] = alloc;
+        if (fresh_view) {
+          fresh_view_of_[target.name] = value.operands[0]->name;
+          ++view_uses_[value.operands[0]->name];
+        }
         return true;
       }
       if (target.type.is_ref()) allocs_[target.name] = alloc;
@@ -635,7 +645,27 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     std::string name = SanitizeIdentifier(host_ref_of[ref->name]);
     body_.Line(fmt::format("{} = {}[{}]", name, name, slices));
   }
+  for (const RefPlan* ref : device_emitter->outputs()) {
+    RebindViewedArrays(host_ref_of[ref->name]);
+  }
   return true;
+}
+
+// The arrays a produced output is a view of hold its values too: each one
+// read other than through such a view is the output reshaped to its shape.
+void HostEmitter::RebindViewedArrays(const std::string& output) {
+  std::string viewed = output;
+  for (auto it = fresh_view_of_.find(viewed); it != fresh_view_of_.end();
+       it = fresh_view_of_.find(viewed)) {
+    viewed = it->second;
+    auto alloc = allocs_.find(viewed);
+    if (alloc == allocs_.end() || alloc->second.kind != OpKind::kEmpty) break;
+    if (host_uses_[viewed] <= view_uses_[viewed]) continue;
+    alloc->second.kind = OpKind::kVar;
+    body_.Line(fmt::format(
+        "{} = jnp.reshape({}, {})", SanitizeIdentifier(viewed),
+        SanitizeIdentifier(output), ShapeTuple(alloc->second.shape)));
+  }
 }
 
 // The multiple dim `d` of `ref` is zero-padded to: a number, or, for a
@@ -730,6 +760,11 @@ absl::StatusOr<EmittedFile> EmitPallasModule(const Module& module,
                                              const PallasModuleOptions& options,
                                              DiagnosticEngine& diagnostics,
                                              KernelCost* cost) {
+  if (std::optional<Module> wide =
+          WidenPackedGatherTables(module, host, target)) {
+    return EmitPallasModule(*wide, *wide->FindFunction(host.name), target,
+                            options, diagnostics, cost);
+  }
   // Index refs read both row by row and as blocks are passed twice (SMEM
   // and VMEM) where the target reads indices from SMEM.
   if (target.ScalarPrefetchGridSpec() && !target.IndirectAccessByLoads()) {

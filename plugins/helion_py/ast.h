@@ -86,6 +86,9 @@ struct Node {
   std::vector<NodePtr> children;
   std::vector<CompareOp> compare_ops;
   std::vector<Keyword> keywords;
+  // Levels of the tree from here down, as the parser built it (bounded by
+  // kMaxExpressionHeight); nodes made later may leave it at 1.
+  uint32_t height = 1;
   // kLambda; shared so the node stays movable with an incomplete type here.
   std::shared_ptr<const LambdaParams> lambda;
 };

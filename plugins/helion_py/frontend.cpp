@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "flat_gathers.h"
+#include "fmt/format.h"
 #include "lower_internal.h"
 #include "parser.h"
 #include "tessera/ir/verifier.h"
@@ -88,14 +89,17 @@ bool LikelyWideDots(const KernelDef& kernel, const PipelineInfo& pipeline) {
 std::optional<Function> LowerKernel(
     const KernelDef& kernel, const ParsedFile& parsed, const std::string& file,
     const PipelineInfo& pipeline, DiagnosticEngine& diagnostics,
-    int64_t dot_default_block, LoweringStats& stats) {
+    int64_t dot_default_block, bool exact_block_sizes, LoweringStats& stats) {
   ++stats.lowerings;
   if (dot_default_block <= 0) {
-    return KernelLowering(kernel, parsed, file, pipeline, diagnostics).Run();
+    KernelLowering lowering(kernel, parsed, file, pipeline, diagnostics);
+    if (exact_block_sizes) lowering.RequireExactBlockSizes();
+    return lowering.Run();
   }
   const bool capped_first = LikelyWideDots(kernel, pipeline);
   DiagnosticEngine scratch;
   KernelLowering first(kernel, parsed, file, pipeline, scratch);
+  if (exact_block_sizes) first.RequireExactBlockSizes();
   if (capped_first) first.CapDefaultBlocks(dot_default_block);
   std::optional<Function> function = first.Run();
   const bool cap = function && HasDotOfWideOperands(*function) &&
@@ -105,8 +109,69 @@ std::optional<Function> LowerKernel(
   if (right && scratch.diagnostics().empty()) return function;
   ++stats.lowerings;
   KernelLowering lowering(kernel, parsed, file, pipeline, diagnostics);
+  if (exact_block_sizes) lowering.RequireExactBlockSizes();
   if (cap) lowering.CapDefaultBlocks(dot_default_block);
   return lowering.Run();
+}
+
+// `--arg NAME=...` (the pipeline's "*" entry) must name a parameter of some
+// kernel being compiled: a misspelt name would otherwise leave that
+// parameter untyped without a word.
+void CheckArgNames(const std::vector<const KernelDef*>& kernels,
+                   const PipelineInfo& pipeline, const std::string& file,
+                   DiagnosticEngine& diagnostics) {
+  const auto all = pipeline.kernels.find("*");
+  if (kernels.empty() || all == pipeline.kernels.end()) return;
+  // An --arg also sets a tunable (`hl.register_tunable("split_k", ...)`):
+  // its name, where the source spells it as a string, is a name too.
+  // A tunable named otherwise (a keyword, a variable) leaves the names
+  // unknown before lowering: nothing is checked then.
+  std::vector<std::string> params;
+  bool unknowable = false;
+  for (const KernelDef* kernel : kernels) {
+    for (const Param& param : kernel->params) params.push_back(param.name);
+    WalkStmtNodes(kernel->body, [&](const Node& node) {
+      if (node.kind != NodeKind::kCall || node.children.empty() ||
+          !node.children[0] ||
+          DottedNameTail(*node.children[0]) != "register_tunable") {
+        return;
+      }
+      if (node.children.size() < 2 || !node.children[1] ||
+          node.children[1]->kind != NodeKind::kString) {
+        unknowable = true;
+        return;
+      }
+      params.push_back(node.children[1]->text);
+    });
+  }
+  if (unknowable) return;
+  for (const auto& [name, spelling] : all->second.args) {
+    if (std::find(params.begin(), params.end(), name) != params.end()) {
+      continue;
+    }
+    std::string message =
+        kernels.size() == 1
+            ? fmt::format("--arg {}: kernel '{}' has no parameter '{}'", name,
+                          kernels[0]->name, name)
+            : fmt::format(
+                  "--arg {}: no kernel of the file has a parameter "
+                  "'{}'",
+                  name, name);
+    const std::string closest = ClosestName(name, params);
+    if (!closest.empty()) {
+      message += fmt::format("; did you mean '{}'?", closest);
+    }
+    Diagnostic& d = diagnostics.Error(file, kernels[0]->loc, message);
+    for (const KernelDef* kernel : kernels) {
+      std::string list;
+      for (const Param& param : kernel->params)
+        list += (list.empty() ? "" : ", ") + param.name;
+      DiagnosticEngine::AddNote(
+          d, "", SourceLoc{},
+          fmt::format("parameters of '{}': {}", kernel->name,
+                      list.empty() ? "none" : list));
+    }
+  }
 }
 
 }  // namespace
@@ -115,7 +180,8 @@ absl::StatusOr<Module> LowerPython(std::string_view path, std::string_view text,
                                    const PipelineInfo& pipeline,
                                    DiagnosticEngine& diagnostics,
                                    int64_t dot_default_block,
-                                   LoweringStats* stats) {
+                                   LoweringStats* stats,
+                                   bool exact_block_sizes) {
   LoweringStats unused;
   std::string file(path);
   size_t errors_before = diagnostics.error_count();
@@ -123,14 +189,18 @@ absl::StatusOr<Module> LowerPython(std::string_view path, std::string_view text,
   Module module;
   module.source_file = file;
   const std::vector<std::string>& selected = pipeline.selected_kernels;
+  std::vector<const KernelDef*> compiled;
   for (const KernelDef& kernel : parsed.kernels) {
-    if (!selected.empty() && std::find(selected.begin(), selected.end(),
-                                       kernel.name) == selected.end()) {
-      continue;
+    if (selected.empty() || std::find(selected.begin(), selected.end(),
+                                      kernel.name) != selected.end()) {
+      compiled.push_back(&kernel);
     }
-    std::optional<Function> function =
-        LowerKernel(kernel, parsed, file, pipeline, diagnostics,
-                    dot_default_block, stats ? *stats : unused);
+  }
+  CheckArgNames(compiled, pipeline, file, diagnostics);
+  for (const KernelDef* kernel : compiled) {
+    std::optional<Function> function = LowerKernel(
+        *kernel, parsed, file, pipeline, diagnostics, dot_default_block,
+        exact_block_sizes, stats ? *stats : unused);
     if (!function) continue;
     RewriteFlatGathers(*function);
     module.functions.push_back(*std::move(function));
@@ -170,7 +240,8 @@ class HelionFrontend : public Frontend {
     // The pass manager verifies its input (verify-each, on by default), so
     // the driver's path does not verify the same module twice.
     return LowerPython(path, text, ctx.pipeline(), ctx.diagnostics(),
-                       ctx.options().GetInt("dot_default_block", 0));
+                       ctx.options().GetInt("dot_default_block", 0), nullptr,
+                       ctx.options().GetBool("exact_block_sizes", true));
   }
 };
 
@@ -192,6 +263,15 @@ FrontendInfo HelionFrontendInfo() {
       "helion.Config or config block_sizes) of kernels with a dot whose "
       "operands are not bf16/f16 (f32 FMA dots, operands converted to fp8), "
       "which Triton keeps in registers; 0: no cap",
+      {}});
+  info.options.push_back(OptionSpec{
+      "exact_block_sizes",
+      OptionType::kBool,
+      true,
+      "block_sizes given by the pipeline ([kernels.NAME] of a config) must "
+      "have one size per block dim of the kernel (hl.tile dims without "
+      "block_size=, hl.register_block_size); false: missing ones take their "
+      "defaults and extra ones are ignored (tessera tune probes this way)",
       {}});
   return info;
 }

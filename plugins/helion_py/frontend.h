@@ -35,7 +35,8 @@ absl::StatusOr<Module> LowerPython(std::string_view path, std::string_view text,
                                    const PipelineInfo& pipeline,
                                    DiagnosticEngine& diagnostics,
                                    int64_t dot_default_block = 0,
-                                   LoweringStats* stats = nullptr);
+                                   LoweringStats* stats = nullptr,
+                                   bool exact_block_sizes = false);
 
 // LowerPython, then the verifier: for callers without a pass manager
 // (unit tests, the frontend fuzzer, bench_frontend).

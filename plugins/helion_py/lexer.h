@@ -1,14 +1,17 @@
 // A Python tokenizer for the helion-py frontend.
 //
-// It tokenizes any file without failing: indentation becomes INDENT /
-// DEDENT tokens, newlines inside brackets and after a backslash are joined,
-// comments are dropped, strings (all prefixes, f-strings, triple quotes) are
-// single tokens. Characters that cannot start a Python token become kError
-// tokens, which the parser reports only when they appear inside a kernel, so
-// the rest of the file never produces a diagnostic.
+// Indentation becomes INDENT / DEDENT tokens, newlines inside brackets and
+// after a backslash are joined, comments are dropped, strings (all
+// prefixes, f-strings, triple quotes) are single tokens. It always returns
+// a token stream, and it also finds what CPython's tokenizer rejects in the
+// whole file (encoding, NUL, characters outside identifiers, brackets,
+// indentation, tabs, unterminated strings, malformed numbers): a kernel file
+// Python refuses to import must not compile.
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -44,9 +47,23 @@ struct Token {
   bool IsName(std::string_view t) const { return Is(TokenKind::kName, t); }
 };
 
+// Why Python would refuse the source, and where (the first such place).
+struct SourceError {
+  uint32_t offset = 0;  // orders errors found by different checks
+  uint32_t line = 1;
+  uint32_t col = 1;
+  uint32_t length = 1;
+  std::string message;
+};
+
+// Keeps the earlier of `*first` and `error` in `*first`.
+void KeepFirst(std::optional<SourceError>& first, SourceError error);
+
 // Tokenizes `source` (which must outlive the tokens). The result always
-// ends with NEWLINE?, DEDENT*, END.
-std::vector<Token> Tokenize(std::string_view source);
+// ends with NEWLINE?, DEDENT*, END. When `error` is given it receives the
+// first place CPython's tokenizer would reject, if any.
+std::vector<Token> Tokenize(std::string_view source,
+                            std::optional<SourceError>* error = nullptr);
 
 // Line start offsets of `source`, for computing underline lengths.
 std::vector<uint32_t> LineStarts(std::string_view source);

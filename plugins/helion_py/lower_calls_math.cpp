@@ -76,6 +76,12 @@ std::optional<Val> KernelLowering::CallElementwise(const CallSite& site,
     return result;
   }
   if (path == "torch.broadcast_tensors") {
+    // Arguments of known shapes (the runtime compiles for the call's) are
+    // broadcast as PyTorch does: each one whose shape differs becomes a
+    // broadcast view (Helion's add.py: x [m, n] with y [n]).
+    if (std::optional<Val> broadcast = BroadcastTensors(args, loc)) {
+      return std::move(*broadcast);
+    }
     // Shape-generic: the arguments' dims are unified (the host function
     // checks them); a dim of size 1 that broadcasts needs --arg.
     for (size_t i = 1; i < args.positional.size(); ++i) {
@@ -128,6 +134,42 @@ std::optional<Val> KernelLowering::CallElementwise(const CallSite& site,
     return MakeTyped(OpKind::kWhere, std::move(operands), {}, loc);
   }
   return std::nullopt;
+}
+
+std::optional<Val> KernelLowering::BroadcastTensors(const CallArgs& args,
+                                                    SourceLoc loc) {
+  Shape shape;
+  bool differ = false;
+  for (const Val& arg : args.positional) {
+    if (!arg.IsValue()) return std::nullopt;
+    for (const Dim& d : arg.type().shape) {
+      if (!d.is_static()) return std::nullopt;
+    }
+    if (&arg == &args.positional[0]) {
+      shape = arg.type().shape;
+      continue;
+    }
+    differ = differ || arg.type().shape != shape;
+    absl::StatusOr<Shape> joined = BroadcastShapes(shape, arg.type().shape);
+    if (!joined.ok()) {
+      return Fail(loc, fmt::format("torch.broadcast_tensors: {}",
+                                   std::string(joined.status().message())));
+    }
+    shape = *joined;
+  }
+  if (!differ) return std::nullopt;
+  std::vector<Val> results;
+  for (const Val& arg : args.positional) {
+    if (arg.type().shape == shape) {
+      results.push_back(arg.Clone());
+      continue;
+    }
+    ExprList operands;
+    operands.push_back(CloneExpr(*arg.expr));
+    results.push_back(MakeTyped(OpKind::kBroadcastTo, std::move(operands),
+                                {Attr{"shape", shape}}, loc));
+  }
+  return Val::Tuple(std::move(results));
 }
 
 std::optional<Val> KernelLowering::CallMathConstant(const CallSite& site,

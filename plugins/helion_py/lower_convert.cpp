@@ -184,6 +184,9 @@ Val KernelLowering::MaterializeRef(Val value, const std::string& hint,
   if (!value.IsValue() || value.expr->op == OpKind::kVar) return value;
   std::string name = Fresh(hint);
   Type type = value.type();
+  // The statement stands where its expression was written, so that a
+  // backend that rejects it points there (`y.T[tm, tn]` in device code).
+  if (!loc.known()) loc = value.expr->loc;
   Emit(MakeAssign(Value{name, type}, std::move(value.expr), loc));
   return Val::Value(MakeVar(name, type));
 }

@@ -132,7 +132,40 @@ std::string Describe(const Val& value) {
 // ---------------------------------------------------------------------------
 // Names and attributes
 // ---------------------------------------------------------------------------
+namespace {
+
+// Nested Eval calls on this thread. The parser bounds each expression's
+// height, but calls inline lambda and function bodies into the expression
+// that calls them, so the lowering's recursion is bounded here, where every
+// path passes (256 levels fit the stack of an ASan debug build). Once the
+// limit is hit every Eval until the outermost returns is poison: a body
+// that calls itself twice must not take 2^limit steps to fail.
+constexpr int kMaxEvalDepth = 256;
+thread_local int eval_depth = 0;
+thread_local bool eval_overflow = false;
+
+struct EvalDepthGuard {
+  EvalDepthGuard() { ++eval_depth; }
+  ~EvalDepthGuard() {
+    if (--eval_depth == 0) eval_overflow = false;
+  }
+  EvalDepthGuard(const EvalDepthGuard&) = delete;
+  EvalDepthGuard& operator=(const EvalDepthGuard&) = delete;
+};
+
+}  // namespace
+
 Val KernelLowering::Eval(const Node& node) {
+  EvalDepthGuard guard;
+  if (eval_overflow) return Val::Poison();
+  if (eval_depth > kMaxEvalDepth) {
+    eval_overflow = true;
+    return Fail(node.loc,
+                fmt::format("expression is too deep to lower: more than {} "
+                            "nested operations once calls are inlined (does "
+                            "a function call itself?)",
+                            kMaxEvalDepth));
+  }
   switch (node.kind) {
     case NodeKind::kName: {
       if (auto it = env_.find(node.text); it != env_.end())
@@ -412,7 +445,10 @@ Val KernelLowering::EvalAttribute(Val base, const std::string& name,
         method.elems.push_back(std::move(base));
         return method;
       }
-      std::string closest = ClosestName(name, methods);
+      std::vector<std::string> attributes = {"shape", "dtype", "device", "ndim",
+                                             "T"};
+      attributes.insert(attributes.end(), methods.begin(), methods.end());
+      std::string closest = ClosestName(name, attributes);
       Diagnostic* d = Report(
           loc,
           closest.empty()

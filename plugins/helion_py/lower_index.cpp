@@ -111,6 +111,16 @@ bool KernelLowering::BuildIndices(const Type& base, std::vector<Val> items,
                "and integers; index the kernel argument instead");
           return false;
         }
+        // A dim of size 1 read with a tile broadcasts, as Helion (and
+        // PyTorch's `bias[tile_m, tile_n]` of a [1, n] bias) has it: the
+        // value keeps the one row and broadcasts against the tile.
+        if (dim < rank && base.shape[dim].is_static() &&
+            base.shape[dim].size == 1 && item.tile.block != 1) {
+          out.push_back(Index(IndexKind::kRange,
+                              MakeIntConst(0, DType::kI64, item_loc),
+                              Dim::Static(1)));
+          break;
+        }
         NoteTileUse(item.tile.ordinal, dim + 2 >= rank, dim + 1 == rank);
         out.push_back(Index(
             IndexKind::kTile,

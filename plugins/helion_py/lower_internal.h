@@ -176,6 +176,10 @@ class KernelLowering {
   // Caps the block of every tile dim whose block is a default (no
   // block_size=, helion.Config or config block_sizes); 0: no cap.
   void CapDefaultBlocks(int64_t cap) { default_block_cap_ = cap; }
+  // Block sizes from the pipeline must give one size per block dim (the
+  // frontend option `exact_block_sizes`): a shorter list would leave some
+  // at their defaults, a longer one would be cut, both without a word.
+  void RequireExactBlockSizes() { exact_block_sizes_ = true; }
   // True when the last lowering gave some tile dim a default block larger
   // than `cap`.
   bool DefaultBlockAbove(int64_t cap) const;
@@ -350,6 +354,8 @@ class KernelLowering {
                                            CallArgs& args);
   std::optional<Val> CallAllocation(const CallSite& site, CallArgs& args);
   std::optional<Val> CallLanguage(const CallSite& site, CallArgs& args);
+  // torch.broadcast_tensors of static shapes that differ: broadcast views.
+  std::optional<Val> BroadcastTensors(const CallArgs& args, SourceLoc loc);
   std::optional<Val> CallMathConstant(const CallSite& site, CallArgs& args);
   std::optional<Val> CallBuiltin(const CallSite& site, CallArgs& args);
   std::optional<Val> CallTunable(const CallSite& site, CallArgs& args);
@@ -484,6 +490,7 @@ class KernelLowering {
   std::vector<int> probed_usage_;  // tile_usage_ of the last probe
   // Block sizes from the decorator's helion.Config (not the pipeline).
   bool decorator_blocks_ = false;
+  bool exact_block_sizes_ = false;           // RequireExactBlockSizes
   std::vector<std::string> block_warnings_;  // of the last lowering
   std::optional<Function> WarnAboutBlocks(std::optional<Function> function);
   std::vector<std::optional<Dim>> tile_extents_;

@@ -254,6 +254,23 @@ std::optional<Function> KernelLowering::Run() {
 
 std::optional<Function> KernelLowering::WarnAboutBlocks(
     std::optional<Function> function) {
+  if (function && exact_block_sizes_ && !decorator_blocks_ &&
+      !spec_.block_sizes.empty() &&
+      spec_.block_sizes.size() != next_block_slot_) {
+    Diagnostic* d = Report(
+        kernel_.loc,
+        fmt::format("block_sizes gives {} size{} for kernel '{}', which has "
+                    "{} block dim{}",
+                    spec_.block_sizes.size(),
+                    spec_.block_sizes.size() == 1 ? "" : "s", kernel_.name,
+                    next_block_slot_, next_block_slot_ == 1 ? "" : "s"));
+    Note(d,
+         fmt::format("give exactly {} (one per hl.tile dim without block_size= "
+                     "and per hl.register_block_size, in source order) in "
+                     "[kernels.{}] of the config",
+                     next_block_slot_, kernel_.name));
+    return std::nullopt;
+  }
   for (std::string& warning : block_warnings_) {
     diagnostics_.Warning(path_, kernel_.config_loc, std::move(warning));
   }

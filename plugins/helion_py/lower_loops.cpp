@@ -198,9 +198,35 @@ void KernelLowering::LowerFor(const PyStmt& stmt) {
       callee == "helion.language.static_range") {
     return LowerRangeLoop(stmt, iter);
   }
+  // A misspelt loop function (`hl.tiel`): the loop function of its module
+  // it is closest to, spelt as the source spells the module.
+  std::string suggestion;
+  if (const size_t dot = callee.rfind('.'); dot != std::string::npos) {
+    std::vector<std::string> loops;
+    for (const char* known :
+         {"helion.language.tile", "helion.language.jagged_tile",
+          "helion.language.grid", "helion.language.static_range",
+          "builtins.range"}) {
+      const std::string_view path = known;
+      if (path.substr(0, dot + 1) == callee.substr(0, dot + 1)) {
+        loops.emplace_back(path.substr(dot + 1));
+      }
+    }
+    const std::string closest = ClosestName(callee.substr(dot + 1), loops);
+    const std::string written = DottedName(*iter.children[0]);
+    const size_t written_dot = written.rfind('.');
+    if (!closest.empty()) {
+      suggestion =
+          fmt::format("; did you mean '{}'?",
+                      written_dot == std::string::npos
+                          ? closest
+                          : written.substr(0, written_dot + 1) + closest);
+    }
+  }
   Diagnostic* d = Report(iter.loc,
                          "unsupported loop: a kernel loops over "
-                         "hl.tile(...) or range(...)");
+                         "hl.tile(...) or range(...)" +
+                             suggestion);
   Note(d,
        "supported: for tile in hl.tile(n); for tile_m, tile_n in "
        "hl.tile([m, n]); hl.tile(begin, end); block_size=...; "

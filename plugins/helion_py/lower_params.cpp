@@ -583,7 +583,38 @@ void KernelLowering::SetUpParams() {
   }
 }
 
+namespace {
+
+// Calls of lambdas being inlined, innermost last: each call lowers the body
+// in place, so a lambda that calls itself (`f = lambda v: f(v)`) would
+// recurse until the stack overflows. Thread-local rather than a member: the
+// count spans nested KernelLowering work on one thread only. Once the limit
+// is hit every call until the outermost returns is poison, so that a body
+// calling itself twice does not take 2^limit steps to fail.
+thread_local int lambda_inline_depth = 0;
+thread_local bool lambda_inline_overflow = false;
+
+struct LambdaInlineGuard {
+  LambdaInlineGuard() { ++lambda_inline_depth; }
+  ~LambdaInlineGuard() {
+    if (--lambda_inline_depth == 0) lambda_inline_overflow = false;
+  }
+  LambdaInlineGuard(const LambdaInlineGuard&) = delete;
+  LambdaInlineGuard& operator=(const LambdaInlineGuard&) = delete;
+};
+
+}  // namespace
+
 Val KernelLowering::CallLambda(const Node& lambda, CallArgs& args) {
+  LambdaInlineGuard guard;
+  if (lambda_inline_overflow) return Val::Poison();
+  if (lambda_inline_depth > kMaxNestingDepth) {
+    lambda_inline_overflow = true;
+    return Fail(args.loc,
+                fmt::format("lambda calls are nested more than {} deep (does "
+                            "a lambda call itself?)",
+                            kMaxNestingDepth));
+  }
   const std::vector<Param>& params = lambda.lambda->params;
   if (args.positional.size() > params.size()) {
     return Fail(args.loc, fmt::format("the lambda takes {} arguments, got {}",

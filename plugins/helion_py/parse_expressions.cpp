@@ -21,6 +21,34 @@ bool Parser::CheckDepth() {
   return false;
 }
 
+NodePtr Parser::Finish(NodePtr node) {
+  uint32_t below = 0;
+  for (const NodePtr& child : node->children) {
+    if (child) below = std::max(below, child->height);
+  }
+  for (const Keyword& keyword : node->keywords) {
+    if (keyword.value) below = std::max(below, keyword.value->height);
+  }
+  if (node->lambda) {
+    for (const Param& param : node->lambda->params) {
+      if (param.default_value) {
+        below = std::max(below, param.default_value->height);
+      }
+    }
+  }
+  node->height = below + 1;
+  if (node->height <= kMaxExpressionHeight) return node;
+  if (!depth_error_reported_) {
+    Error(node->loc,
+          "expression is too deep: more than " +
+              std::to_string(kMaxExpressionHeight) +
+              " nested operations, calls or subscripts; split it into "
+              "several statements");
+  }
+  depth_error_reported_ = true;
+  return nullptr;
+}
+
 NodePtr Parser::MakeNode(NodeKind kind, const Token& start) {
   auto node = std::make_unique<Node>();
   node->kind = kind;
@@ -42,7 +70,7 @@ NodePtr Parser::ParseTargetList() {
   if (elements.size() == 1 && !trailing_comma) return std::move(elements[0]);
   NodePtr tuple = MakeNode(NodeKind::kTuple, start);
   tuple->children = std::move(elements);
-  return tuple;
+  return Finish(std::move(tuple));
 }
 
 NodePtr Parser::ParseTestList() {
@@ -62,7 +90,7 @@ NodePtr Parser::ParseTestList() {
     tuple->children.push_back(std::move(element));
   }
   tuple->loc = Span(start);
-  return tuple;
+  return Finish(std::move(tuple));
 }
 
 NodePtr Parser::ParseNamedTest() {
@@ -96,7 +124,7 @@ NodePtr Parser::ParseTest() {
   node->children.push_back(std::move(body));
   node->children.push_back(std::move(test));
   node->children.push_back(std::move(orelse));
-  return node;
+  return Finish(std::move(node));
 }
 
 // `*expr` inside a list / tuple display or a call's arguments.
@@ -107,7 +135,7 @@ NodePtr Parser::ParseStarred() {
   NodePtr node = MakeNode(NodeKind::kStarred, star);
   node->children.push_back(std::move(operand));
   node->loc = Span(star);
-  return node;
+  return Finish(std::move(node));
 }
 
 // lambda a, b=1: body. Parameters are plain names with optional defaults
@@ -137,7 +165,7 @@ NodePtr Parser::ParseLambda() {
   node->children.push_back(std::move(body));
   node->lambda = std::move(params);
   node->loc = Span(start);
-  return node;
+  return Finish(std::move(node));
 }
 
 NodePtr Parser::ParseBoolOp(bool is_or) {
@@ -156,7 +184,7 @@ NodePtr Parser::ParseBoolOp(bool is_or) {
     node->children.push_back(std::move(next));
   }
   node->loc = Span(start);
-  return node;
+  return Finish(std::move(node));
 }
 
 NodePtr Parser::ParseNot() {
@@ -169,7 +197,7 @@ NodePtr Parser::ParseNot() {
     NodePtr node = MakeNode(NodeKind::kUnary, start);
     node->op = static_cast<uint8_t>(UnaryOp::kNot);
     node->children.push_back(std::move(operand));
-    return node;
+    return Finish(std::move(node));
   }
   return ParseComparison();
 }
@@ -220,7 +248,7 @@ NodePtr Parser::ParseComparison() {
     node->children.push_back(std::move(next));
   } while (AcceptCompareOp(op));
   node->loc = Span(start);
-  return node;
+  return Finish(std::move(node));
 }
 
 namespace {
@@ -282,7 +310,8 @@ NodePtr Parser::ParseBinary(int min_level) {
     node->op = static_cast<uint8_t>(matched->op);
     node->children.push_back(std::move(lhs));
     node->children.push_back(std::move(rhs));
-    lhs = std::move(node);
+    lhs = Finish(std::move(node));
+    if (!lhs) return nullptr;
   }
 }
 
@@ -305,7 +334,7 @@ NodePtr Parser::ParseUnary() {
   NodePtr node = MakeNode(NodeKind::kUnary, start);
   node->op = static_cast<uint8_t>(op);
   node->children.push_back(std::move(operand));
-  return node;
+  return Finish(std::move(node));
 }
 
 NodePtr Parser::ParsePower() {
@@ -325,7 +354,7 @@ NodePtr Parser::ParsePower() {
   node->op = static_cast<uint8_t>(BinaryOp::kPow);
   node->children.push_back(std::move(base));
   node->children.push_back(std::move(exponent));
-  return node;
+  return Finish(std::move(node));
 }
 
 NodePtr Parser::ParsePrimary() {
@@ -342,24 +371,25 @@ NodePtr Parser::ParsePrimary() {
       NodePtr attribute = MakeNode(NodeKind::kAttribute, start);
       attribute->text = std::string(last_->text);
       attribute->children.push_back(std::move(node));
-      node = std::move(attribute);
+      node = Finish(std::move(attribute));
     } else if (AcceptOp("(")) {
       NodePtr call = std::make_unique<Node>();
       call->kind = NodeKind::kCall;
       call->children.push_back(std::move(node));
       if (!ParseArguments(*call)) return nullptr;
       call->loc = Span(start);
-      node = std::move(call);
+      node = Finish(std::move(call));
     } else if (AcceptOp("[")) {
       NodePtr subscript = std::make_unique<Node>();
       subscript->kind = NodeKind::kSubscript;
       subscript->children.push_back(std::move(node));
       if (!ParseSubscripts(*subscript)) return nullptr;
       subscript->loc = Span(start);
-      node = std::move(subscript);
+      node = Finish(std::move(subscript));
     } else {
       return node;
     }
+    if (!node) return nullptr;
   }
 }
 
@@ -430,7 +460,8 @@ bool Parser::ParseSubscripts(Node& subscript) {
         if (!slice->children[2]) return false;
       }
       slice->loc = Span(start);
-      index = std::move(slice);
+      index = Finish(std::move(slice));
+      if (!index) return false;
     }
     subscript.children.push_back(std::move(index));
     if (!AcceptOp(",")) break;
@@ -572,7 +603,7 @@ NodePtr Parser::ParseAtom() {
     NodePtr node =
         MakeNode(is_list ? NodeKind::kList : NodeKind::kTuple, token);
     node->children = std::move(elements);
-    return node;
+    return Finish(std::move(node));
   }
   if (token.IsOp("{")) {
     ErrorAt(token, "dict and set displays are not supported in a kernel");

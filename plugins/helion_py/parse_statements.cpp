@@ -12,6 +12,10 @@ namespace parser_internal {
 
 bool Parser::ParseKernel(KernelDef& kernel) {
   size_t errors = diagnostics_->error_count();
+  // One "too deep" report per kernel: an expression that fails that way
+  // returns no node and reports nothing more, so a later kernel must report
+  // its own or it would lose the statement without a word.
+  depth_error_reported_ = false;
   const Token& def = Next();
   kernel.loc = LocOf(def);
   if (Peek().kind != TokenKind::kName) {
@@ -296,7 +300,18 @@ void Parser::ParseIf(std::vector<PyStmt>& body) {
   if (!stmt.test || !ExpectOp(":")) return RecoverStatement();
   ParseSuite(stmt.body);
   if (Peek().IsName("elif")) {
-    ParseIf(stmt.orelse);  // `elif` parses as a nested if
+    // `elif` parses as a nested if, so a chain of them nests like blocks
+    // do (parsing, lowering and destroying recurse once per branch).
+    if (++elif_depth_ > kMaxNestingDepth) {
+      ErrorAt(Peek(), "too many 'elif' branches in one chain (limit " +
+                          std::to_string(kMaxNestingDepth) + ")");
+      while (Peek().IsName("elif") || Peek().IsName("else")) {
+        RecoverStatement();
+      }
+    } else {
+      ParseIf(stmt.orelse);
+    }
+    --elif_depth_;
   } else if (AcceptName("else")) {
     if (ExpectOp(":"))
       ParseSuite(stmt.orelse);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "parser_internal.h"
+#include "python_structure.h"
 
 namespace tessera::helion_py {
 namespace parser_internal {
@@ -38,6 +39,16 @@ ParsedFile Parser::Run() {
                   {"torch", "torch"},
                   {"math", "math"},
                   {"F", "torch.nn.functional"}};
+  // CPython stops at the first error, so one is reported and the file has
+  // no kernels: what follows a broken line cannot be trusted.
+  std::optional<SourceError> error = std::move(source_error_);
+  if (std::optional<SourceError> structure = CheckBlockStructure(tokens_)) {
+    KeepFirst(error, *std::move(structure));
+  }
+  if (error) {
+    Error(SourceLoc{error->line, error->col, error->length}, error->message);
+    return file;
+  }
   bool kernel_decorator = false;
   KernelDef decorated;
   while (!AtEnd()) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,7 +28,7 @@ class Parser {
       : source_(source),
         path_(path),
         diagnostics_(&diagnostics),
-        tokens_(Tokenize(source)),
+        tokens_(Tokenize(source, &source_error_)),
         line_starts_(LineStarts(source)) {}
 
   ParsedFile Run();
@@ -167,6 +168,12 @@ class Parser {
     int& depth_;
   };
   bool CheckDepth();
+  // Sets `node`'s height from its children's; null (reported) when the
+  // expression is taller than kMaxExpressionHeight. Every composite node
+  // the parser builds passes through here: chains (`a + a + ...`,
+  // `x[0][0]...`) are built by loops, not recursion, so only the height
+  // bounds the recursion of the walks that lower them.
+  NodePtr Finish(NodePtr node);
 
   NodePtr MakeNode(NodeKind kind, const Token& start);
 
@@ -216,11 +223,14 @@ class Parser {
   // A pointer: module-level functions are parsed against a scratch engine
   // (ParseFunction), so that code outside kernels reports nothing.
   DiagnosticEngine* diagnostics_;
+  // What CPython's tokenizer rejects in the file; set while tokens_ is.
+  std::optional<SourceError> source_error_;
   std::vector<Token> tokens_;
   std::vector<uint32_t> line_starts_;
   size_t pos_ = 0;
   const Token* last_ = nullptr;
   int depth_ = 0;
+  int elif_depth_ = 0;
   bool depth_error_reported_ = false;
 };
 

@@ -17,15 +17,44 @@ import types
 
 
 class _Constants(ast.NodeTransformer):
-    """Replaces captured names by their (numeric or boolean) values."""
+    """Replaces captured names by their (numeric or boolean) values, and
+    captured tensors by the kernel parameters they are lifted to."""
 
-    def __init__(self, values: dict):
+    def __init__(self, values: dict, renamed: dict | None = None):
         self.values = values
+        self.renamed = renamed or {}
 
     def visit_Name(self, node: ast.Name):
         if isinstance(node.ctx, ast.Load) and node.id in self.values:
             return ast.copy_location(ast.Constant(self.values[node.id]), node)
+        if isinstance(node.ctx, ast.Load) and node.id in self.renamed:
+            return ast.copy_location(ast.Name(self.renamed[node.id], ast.Load()), node)
         return node
+
+
+def _is_array(value) -> bool:
+    return (hasattr(value, "shape") and hasattr(value, "dtype")
+            and not isinstance(value, (type, bool, int, float)))
+
+
+def lifted_name(param: str, captured: str) -> str:
+    """The kernel parameter a tensor captured by callable `param` becomes
+    (Helion lifts such tensors to kernel arguments)."""
+    return f"{param}__{captured}"
+
+
+def captured_arrays(function) -> dict:
+    """The tensors and arrays `function` captures from its enclosing scope,
+    by captured name."""
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return {}
+    found = {name: function.__globals__[name] for name in code.co_names
+             if _is_array(function.__globals__.get(name))}
+    found.update((name, cell.cell_contents)
+                 for name, cell in zip(code.co_freevars, function.__closure__ or ())
+                 if _is_array(cell.cell_contents))
+    return found
 
 
 def _describe(function) -> str:
@@ -76,11 +105,17 @@ def _function_as_lambda(function) -> ast.Lambda:
             and isinstance(body[0], ast.Return) and body[0].value is not None):
         raise TypeError(f"{_describe(function)} is not one `return` expression; Tessera "
                         "inlines a callable from its source: pass a lambda")
-    return ast.Lambda(args=definition.args, body=body[0].value)
+    arguments = definition.args
+    for argument in (arguments.posonlyargs + arguments.args + arguments.kwonlyargs
+                     + [a for a in (arguments.vararg, arguments.kwarg) if a]):
+        argument.annotation = None  # a lambda's parameters take none
+    return ast.Lambda(args=arguments, body=body[0].value)
 
 
-def lambda_source(function) -> str:
-    """The source the compiler inlines for `function`."""
+def lambda_source(function, lifted_as: str | None = None) -> str:
+    """The source the compiler inlines for `function`; with `lifted_as`
+    (the callable's parameter name), the tensors it captures are read from
+    the kernel parameters ``lifted_name(lifted_as, name)``."""
     if not isinstance(function, types.FunctionType):
         raise TypeError(f"{_describe(function)} is not a Python function or lambda; Tessera "
                         "inlines a callable from its source")
@@ -95,16 +130,18 @@ def lambda_source(function) -> str:
                 function.__globals__[name], types.ModuleType):
             captured.setdefault(name, function.__globals__[name])
             names.add(name)
-    constants = {}
+    constants, renamed = {}, {}
     for name in names:
         value = captured.get(name)
         if isinstance(value, (bool, int, float)):
             constants[name] = value
+        elif lifted_as is not None and _is_array(value):
+            renamed[name] = lifted_name(lifted_as, name)
         elif name in function.__code__.co_freevars:
             raise TypeError(f"{_describe(function)} captures {name!r} "
-                            f"({type(value).__name__}); only numbers and booleans can be "
-                            "written into the kernel")
-    node = _Constants(constants).visit(node)
+                            f"({type(value).__name__}); only numbers, booleans and tensors "
+                            "can be passed into the kernel")
+    node = _Constants(constants, renamed).visit(node)
     return ast.unparse(ast.fix_missing_locations(node))
 
 
@@ -112,6 +149,15 @@ def key_of(function) -> tuple:
     """What distinguishes two callables for the memory cache: the code and
     the values it captures."""
     code = getattr(function, "__code__", None)
-    cells = tuple(repr(cell.cell_contents) for cell in (getattr(function, "__closure__", None) or ()))
+    cells = tuple(_cell_key(cell.cell_contents)
+                  for cell in (getattr(function, "__closure__", None) or ()))
     return (id(code) if code is not None else id(function), cells,
             repr(getattr(function, "__defaults__", None)))
+
+
+def _cell_key(value):
+    # A captured tensor is an argument of the kernel: its shape and dtype
+    # select the compile, not its values.
+    if _is_array(value):
+        return ("array", tuple(value.shape), str(value.dtype))
+    return repr(value)

@@ -8,17 +8,16 @@ import difflib
 import functools
 import json
 import os
-import inspect
 import pathlib
 import threading
 import warnings
 
 from . import _cache, _callables
 from ._interop import is_torch_tensor, jax_to_torch, map_arrays, torch_to_jax
-from ._native_loader import compiler, native
+from ._native_loader import compiler, loaded_binaries, native
 from ._pipeline import Pipeline, choose, device_platform
 from ._signature import Signature, fact, is_array
-from ._source import KernelSource, kernels_in
+from ._source import KernelSource, kernels_in, source_of_function
 from .errors import CompileError, Diagnostic, InternalCompilerError
 
 
@@ -88,11 +87,17 @@ class Kernel:
     """
 
     def __init__(self, source: KernelSource, pipeline: Pipeline, *, block_sizes=None,
-                 static_shapes: bool | None = None, interpret: bool | None = None):
+                 static_shapes: bool | None = None, interpret: bool | None = None,
+                 block_sizes_are_hints: bool = False):
         self.source = source
         self.name = source.name
         self.pipeline = pipeline
         self.block_sizes = list(block_sizes or [])
+        # Blocks tuned for another target (a helion.Config written for
+        # GPUs): used where the backend takes them, else the cost model's.
+        self.block_sizes_are_hints = block_sizes_are_hints and bool(self.block_sizes)
+        self._without_hints: "Kernel | None" = None
+        self._derived: dict[tuple[str, ...], Kernel] = {}
         self.static_shapes = source.static_shapes if static_shapes is None else static_shapes
         self.interpret = interpret
         self._params = {p.name: p for p in source.params}
@@ -250,22 +255,75 @@ class Kernel:
             found = self._by_signature.get(signature)
             if found is not None:
                 return found
-            pipeline = self.pipeline
             try:
-                found = self._specialize(signature, pipeline)
-            except CompileError as first:
-                if pipeline.fallback is None:
+                found = self._specialize_on_any_pipeline(signature)
+            except CompileError as error:
+                if not self.block_sizes_are_hints:
                     raise
-                try:
-                    found = self._specialize(signature, pipeline.fallback)
-                except CompileError:
-                    raise first from None
+                found = self._specialize_without_hints(signature, error)
             self._by_signature[signature] = found
             return found
+
+    def _specialize_on_any_pipeline(self, signature: Signature) -> Specialization:
+        pipeline = self.pipeline
+        try:
+            return self._specialize(signature, pipeline)
+        except CompileError as first:
+            if pipeline.fallback is None:
+                raise
+            try:
+                return self._specialize(signature, pipeline.fallback)
+            except CompileError:
+                raise first from None
+
+    def _specialize_without_hints(self, signature: Signature,
+                                  error: CompileError) -> Specialization:
+        if self._without_hints is None:
+            self._without_hints = Kernel(self.source, self.pipeline,
+                                         static_shapes=self.static_shapes,
+                                         interpret=self.interpret)
+        try:
+            found = self._without_hints._specialization(signature)
+        except CompileError:
+            raise error from None
+        reason = error.diagnostics[0].message if error.diagnostics else str(error)
+        warnings.warn_explicit(
+            f"block_sizes={self.block_sizes} of kernel {self.name!r} do not compile for "
+            f"{signature.describe()} on {self.pipeline.name} ({reason}); using the blocks "
+            "Tessera chooses", UserWarning, self.source.path, self.source.line)
+        return found
+
+    # -- tensors captured by callables ---------------------------------------------
+    def _lifted_tensors(self, values: dict) -> dict:
+        """Tensors captured by the callables of a call, by the kernel
+        parameter each becomes (as Helion lifts them to kernel arguments)."""
+        lifted = {}
+        for name, value in values.items():
+            if callable(value) and not is_array(value):
+                for captured, array in _callables.captured_arrays(value).items():
+                    lifted[_callables.lifted_name(name, captured)] = array
+        return lifted
+
+    def _lifting(self, names: tuple[str, ...]) -> "Kernel":
+        """This kernel with parameters `names` added, for the tensors its
+        callables capture (one derived kernel per set of names)."""
+        with self._lock:
+            derived = self._derived.get(names)
+            if derived is None:
+                derived = Kernel(self.source.with_leading_params(names), self.pipeline,
+                                 block_sizes=self.block_sizes,
+                                 static_shapes=self.static_shapes, interpret=self.interpret,
+                                 block_sizes_are_hints=self.block_sizes_are_hints)
+                self._derived[names] = derived
+            return derived
 
     # -- calling ---------------------------------------------------------------
     def _prepare(self, args, kwargs):
         values = self._bind_arguments(args, kwargs)
+        lifted = self._lifted_tensors(values)
+        if lifted and not set(lifted) <= set(self._params):
+            return self._lifting(tuple(sorted(lifted)))._prepare((), {**values, **lifted})
+        values.update(lifted)
         torch_inputs = False
         for name, value in values.items():
             if is_torch_tensor(value):
@@ -351,8 +409,17 @@ def _block_search_budget() -> int:
 
 @functools.lru_cache(maxsize=None)
 def _toolchain_version() -> str:
-    """Tessera's version and every loaded plugin's, for cache keys."""
-    return "\n".join([native().version, *compiler().plugin_versions()])
+    """Tessera's version, every loaded plugin's, and the binaries' sizes and
+    times, for cache keys: a rebuilt plugin of the same version (a checkout
+    between commits) does not reuse the modules of the one before."""
+    stamps = []
+    for binary in loaded_binaries():
+        try:
+            stat = binary.stat()
+        except OSError:
+            continue
+        stamps.append(f"{binary.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return "\n".join([native().version, *compiler().plugin_versions(), *stamps])
 
 
 def _option_value(text: str):
@@ -402,14 +469,7 @@ def kernel(fn=None, *, config=None, configs=None, static_shapes=True, backend=No
                       stacklevel=2)
 
     def wrap(function):
-        path = inspect.getsourcefile(function)
-        if path is None:
-            raise TypeError(f"tessera.kernel: the source of {function.__name__} is not available")
-        text = pathlib.Path(path).read_text()
-        source = kernels_in(path, text).get(function.__name__)
-        if source is None:
-            raise TypeError(f"{path}: tessera.kernel: {function.__name__} must be a top-level "
-                            "function of its file, decorated with @tessera.kernel")
+        source = source_of_function(function, "tessera.kernel")
         chosen = config if config is not None else (configs[0] if configs else None)
         pipeline = choose(pipeline_config, backend, launcher, options or {})
         wrapped = Kernel(source, pipeline, block_sizes=_block_sizes_of(chosen),

@@ -9,6 +9,7 @@ the core finds by itself.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import importlib.machinery
 import importlib.util
@@ -58,6 +59,20 @@ def plugin_paths() -> list[str]:
     return [str(installed)] if installed.is_dir() else []
 
 
+def loaded_binaries() -> list[pathlib.Path]:
+    """The compiler's shared objects as found: the binding, the core and
+    the plugins (installed, or in the build folder of a checkout)."""
+    module = pathlib.Path(native().__file__)
+    folders = [module.parent, module.parent / "lib", module.parent / "lib" / "tessera" / "plugins",
+               _build_dir() / "lib", _build_dir() / "lib" / "tessera" / "plugins",
+               *map(pathlib.Path, plugin_paths())]
+    found = {module}
+    for folder in folders:
+        if folder.is_dir():
+            found.update(folder.glob("*.so*"))
+    return sorted(found)
+
+
 def configs_dir() -> pathlib.Path:
     """The pipeline configs shipped with Tessera."""
     installed = PACKAGE_DIR / "configs"
@@ -97,4 +112,8 @@ def compiler():
     instance = module.Compiler(plugin_paths())
     if instance.load_errors:
         raise ImportError(f"tessera: plugins failed to load:\n{instance.load_errors}")
+    # Freed before the interpreter's teardown, which nanobind would
+    # otherwise report as a leak of the compiler (and its plugins unloaded
+    # after the objects they made).
+    atexit.register(compiler.cache_clear)
     return _SerializedCompiler(instance)

@@ -14,7 +14,7 @@ import dataclasses
 
 import numpy as np
 
-from ._callables import lambda_source
+from ._callables import lambda_source, lifted_name
 from ._source import KernelSource, Param
 
 # NumPy / JAX dtype names -> the compiler's spelling.
@@ -101,7 +101,9 @@ def fact(kernel: KernelSource, param: Param, value, static_shapes: bool) -> str:
                         "compiler yet; pass the sizes as ints or read them from a tensor")
     if callable(value):
         try:
-            return lambda_source(value)
+            lifted = lifted_name(param.name, "")
+            lifts = any(p.name.startswith(lifted) for p in kernel.params)
+            return lambda_source(value, lifted_as=param.name if lifts else None)
         except TypeError as error:
             raise TypeError(f"{where}: {error}") from None
     raise TypeError(f"{where}: cannot pass a {type(value).__name__} to a kernel")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
+import pathlib
 import re
 
 # Names a kernel decorator may end with: `helion.kernel`, `tessera.kernel`,
@@ -60,6 +62,20 @@ class KernelSource:
     @property
     def where(self) -> str:
         return f"{self.path}:{self.line}"
+
+    def with_leading_params(self, names: tuple[str, ...]) -> "KernelSource":
+        """This kernel with tensor parameters `names` first (the runtime
+        passes every argument by name). Only the `def` line changes, so
+        every other line and column of a diagnostic stays the user's."""
+        lines = self.text.splitlines(keepends=True)
+        index = self.line - 1
+        match = re.search(rf"\bdef\s+{re.escape(self.name)}\s*\(", lines[index])
+        if match is None:
+            raise ValueError(f"{self.where}: cannot find the `def {self.name}(` line")
+        lines[index] = (lines[index][:match.end()] + "".join(f"{n}, " for n in names)
+                        + lines[index][match.end():])
+        params = tuple(Param(n, "", Param.NO_DEFAULT, self.line) for n in names) + self.params
+        return dataclasses.replace(self, text="".join(lines), params=params)
 
 
 def _dotted(node: ast.AST) -> str:
@@ -154,6 +170,19 @@ def kernels_in(path: str, text: str) -> dict[str, KernelSource]:
                     _specialized(node), _static_shapes(call), _has_config(call))
                 break
     return found
+
+
+def source_of_function(function, decorator: str) -> KernelSource:
+    """The kernel source of a decorated function of its file (`decorator`
+    names the decorator in errors: "tessera.kernel", "helion.kernel")."""
+    path = inspect.getsourcefile(function)
+    if path is None:
+        raise TypeError(f"{decorator}: the source of {function.__name__} is not available")
+    source = kernels_in(path, pathlib.Path(path).read_text()).get(function.__name__)
+    if source is None:
+        raise TypeError(f"{path}: {decorator}: {function.__name__} must be a top-level "
+                        f"function of its file, decorated with @{decorator}")
+    return source
 
 
 def _kernels_by_pattern(path: str, text: str) -> dict[str, KernelSource]:

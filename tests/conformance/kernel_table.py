@@ -27,7 +27,8 @@ KERNELS = (
     "segment_sum", "expert_scatter", "shifted_grad", "jagged_rows_sum",
     "jagged_rows_mean", "jagged_rows_layer_norm", "jagged_rows_bmm",
     "jagged_prefix_add", "jagged_dense_add", "row_cumsum", "grouped_matmul",
-    "segment_reduction", "jagged_softmax_flat",
+    "segment_reduction", "jagged_softmax_flat", "flat_swish", "row_bias_add",
+    "broadcast_add",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -107,6 +108,17 @@ SPECS = {
                              dtypes=("float32",)),
     "long_sum": KernelSpec({"even": [(256, 1024)], "ragged": [(200, 1000)]}),
     "geglu": KernelSpec({"even": _same((256, 256), 2), "ragged": _same((200, 300), 2)}),
+    # flat_swish: the result is written through out.view(-1) (Helion's
+    # geglu / swiglu: the returned array is the view's launch output).
+    "flat_swish": KernelSpec({"even": [(256, 256)], "ragged": [(200, 300)]}),
+    # row_bias_add: a [1, n] bias read with bias[tile_m, tile_n] broadcasts
+    # its one row (a matmul epilogue's captured bias in Helion's tests).
+    "row_bias_add": KernelSpec({"even": [(256, 256), (1, 256)],
+                                "ragged": [(200, 300), (1, 300)]}),
+    # broadcast_add: torch.broadcast_tensors of arguments of ranks 2 and 1
+    # (Helion's add.py), the [n] operand broadcast on the host.
+    "broadcast_add": KernelSpec({"even": [(256, 256), (256,)],
+                                 "ragged": [(200, 300), (300,)]}),
     "swiglu": KernelSpec({"even": _same((256, 256), 2), "ragged": _same((200, 300), 2)}),
     "scaled_epilogue": KernelSpec({"even": [(256, 256), (256,)],
                                    "ragged": [(200, 300), (300,)]}),
@@ -210,10 +222,11 @@ SPECS = {
                                                   [(4096,), (8192, 256)], "float32"),)),
     # Rows are gathered whole (a row at a dynamic offset loads with whole
     # lanes only), then each k block is read from them: ragged s = 136 has
-    # two lane blocks.
+    # two lane blocks. bf16: the table is gathered as f32 (wide_gathers.h,
+    # Helion's gather_gemv with f16 weights).
     "gather_gemv": KernelSpec({"even": [(4, 128, 128), (3,), (128, 256)],
                                "ragged": [(3, 136, 136), (5,), (136, 200)]},
-                              dtypes=("float32",), arg_dtypes=(None, "int32", None),
+                              arg_dtypes=(None, "int32", None),
                               large=(LargeCase("b 8 s 512 n 64 m 256",
                                                [(8, 512, 512), (64,), (512, 256)],
                                                "float32"),)),
@@ -306,9 +319,10 @@ SPECS = {
     # read from SMEM, 32-bit rows only (a row at a data-dependent sublane
     # offset, as gathers). scatter_rows: a matmul whose rows go back to a
     # permutation (moe_matmul_ogs's store); ragged: 200 rows, k 136, d 300.
+    # bf16: the output is scattered as f32 and narrowed after the launch
+    # (wide_gathers.h, Helion's moe_matmul_ogs with f16 activations).
     "scatter_rows": KernelSpec({"even": [(256, 256), (256, 384), (256,)],
                                 "ragged": [(200, 136), (136, 300), (200,)]},
-                               dtypes=("float32",),
                                arg_dtypes=(None, None, "int32"),
                                large=(LargeCase("4096 tokens x 1024 x 1024",
                                                 [(4096, 1024), (1024, 1024),

@@ -14,8 +14,9 @@ Each spells exactly the forms of our own examples (examples/scaled_epilogue,
 embedding_rows, jagged_sum, jagged_mean, jagged_softmax,
 conditional_rescale), which the compiler documents as supported. Row
 gathers read one row at a data-dependent offset, which the TPU does only
-for 32-bit rows (docs/tpu_legality.md; Tessera: "gathering rows of bf16 is
-not supported on the TPU"): gathers are f32 only (GATHER_DTYPES). Jagged
+for 32-bit rows (docs/tpu_legality.md; Tessera gathers bf16 tables as f32,
+wide_gathers.h): the generator's gathers stay f32 only (GATHER_DTYPES), so
+that recorded seeds keep their programs. Jagged
 loops and run-time `if`s take bf16 too (they compile and pass under every
 launcher and the real TPU compiler; the conformance rows of their examples
 are f32 only).

@@ -304,9 +304,15 @@ def test_callables_passed_at_the_call_are_inlined():
         np.testing.assert_allclose(kernel(x, w, epilogue=lambda v: v * factor),
                                    product * factor, rtol=1e-5)
     assert tessera.cache_stats().compiles - before == 2
+    # A captured tensor becomes an argument of the kernel (as Helion lifts
+    # it): compiled with it, so a [4] table that does not broadcast with
+    # the [64, 128] value is the compiler's located error.
     table = rand((4,))
-    with pytest.raises(TypeError, match="captures 'table'"):
+    with pytest.raises(tessera.CompileError):
         kernel(x, w, epilogue=lambda v: v * table)
+    names = {"a": 1.0}
+    with pytest.raises(TypeError, match="captures 'names'"):
+        kernel(x, w, epilogue=lambda v: v * names["a"])
 
     def halve(v):
         """One return expression: inlined like a lambda."""

@@ -81,10 +81,16 @@ TEST(Diagnostics, ClosestName) {
   // Of equally close candidates the first wins.
   EXPECT_EQ(ClosestName("abcd", {"abce", "abcf"}), "abce");
   EXPECT_EQ(ClosestName("abcd", {"zzzzzzzz", "abcf", "abce"}), "abcf");
+  // A swap of two neighbours is one edit (Damerau-Levenshtein): `hl.tiel`,
+  // `out.dtpye` (issue 33, item 8), even in a short name.
+  EXPECT_EQ(ClosestName("tiel", {"full", "tile", "zeros"}), "tile");
+  EXPECT_EQ(ClosestName("dtpye", {"dim", "dtype", "size"}), "dtype");
+  EXPECT_EQ(ClosestName("ab", {"ba"}), "ba");
+  EXPECT_EQ(ClosestName("emti_pipelien", {"emit_pipeline"}), "emit_pipeline");
 }
 
 // The search gives up on a candidate early; it must still choose what a full
-// Levenshtein distance over every candidate chooses.
+// optimal-string-alignment distance over every candidate chooses.
 TEST(Diagnostics, ClosestNameAgreesWithFullEditDistance) {
   auto full_distance = [](const std::string& a, const std::string& b) {
     std::vector<std::vector<size_t>> table(a.size() + 1,
@@ -95,6 +101,9 @@ TEST(Diagnostics, ClosestNameAgreesWithFullEditDistance) {
       for (size_t j = 1; j <= b.size(); ++j) {
         table[i][j] = std::min({table[i - 1][j] + 1, table[i][j - 1] + 1,
                                 table[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+          table[i][j] = std::min(table[i][j], table[i - 2][j - 2] + 1);
+        }
       }
     }
     return table[a.size()][b.size()];

@@ -26,10 +26,12 @@ struct FlagSpec {
 constexpr FlagSpec kFlags[] = {
     {"--config", "FILE", kAll,
      "pipeline config (TOML); default: the built-in pipeline"},
-    {"-o", "OUT", kCompile | kTune,
+    {"-o", "OUT", kCompile,
      "output file (directory when several files result; '-' = stdout); "
-     "default: stdout for --emit=ir, the current directory for code; tune: "
-     "the tuned config (TOML) to write"},
+     "default: stdout for --emit=ir, the current directory for code"},
+    {"-o", "FILE", kTune,
+     "write the tuned config (TOML) that `tessera compile --config` reads "
+     "to FILE ('-' = stdout); default: none written"},
     {"--output", "OUT", kCompile | kTune, "same as -o"},
     {"--emit", "ir|code|report", kCompile,
      "'code' (default) runs the backend; 'ir' prints the IR after the "
@@ -359,7 +361,7 @@ CliOptions ParseCommandLine(const std::vector<std::string>& args,
     if (!closest.empty())
       error += fmt::format("; did you mean '{}'?", closest);
     else
-      error += " (commands: compile, plugins, pipeline, tune)";
+      error += " (commands: compile, plugins, pipeline, bench, tune, help)";
     return options;
   }
 
@@ -385,11 +387,16 @@ CliOptions ParseCommandLine(const std::vector<std::string>& args,
         value = arg.substr(equals + 1);
       }
     }
+    // A flag may have one entry per command (its help differs): the one of
+    // this command wins.
     const FlagSpec* flag = nullptr;
     std::vector<std::string> known;
     for (const FlagSpec& candidate : kFlags) {
       if ((candidate.commands & bit) != 0) known.emplace_back(candidate.name);
-      if (candidate.name == name) flag = &candidate;
+      if (candidate.name == name &&
+          (flag == nullptr || (candidate.commands & bit) != 0)) {
+        flag = &candidate;
+      }
     }
     if (flag == nullptr || (flag->commands & bit) == 0) {
       error = flag == nullptr

@@ -1,18 +1,23 @@
 // `tessera compile`: input -> (frontend | .tir parser) -> passes -> IR or
 // backend output.
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <utility>
 
 #include "compile_steps.h"
 #include "driver/cost_report.h"
 #include "driver/pass_manager.h"
 #include "driver/pipeline_resolution.h"
 #include "fmt/format.h"
+#include "module_check.h"
 #include "session.h"
 #include "tessera/ir/text.h"
+#include "tessera/ir/verifier.h"
 #include "verify_tpu.h"
 
 namespace tessera::cli {
@@ -20,18 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-absl::Status WriteFile(const fs::path& path, const std::string& contents,
-                       DiagnosticEngine& diagnostics) {
-  std::ofstream stream(path, std::ios::binary);
-  stream << contents;
-  stream.close();
-  if (!stream) {
-    diagnostics.Error("", {}, fmt::format("cannot write '{}'", path.string()));
-    return absl::InvalidArgumentError("cannot write output");
-  }
-  return absl::OkStatus();
-}
 
 // A backend-suggested name must stay inside the output directory.
 bool IsPlainFileName(const std::string& name) {
@@ -72,7 +65,7 @@ absl::Status WriteEmittedFiles(const std::vector<EmittedFile>& files,
                               output.back() == '/' || files.size() > 1;
     if (!is_directory) {
       written.push_back(output);
-      return WriteFile(output, files.front().contents, diagnostics);
+      return WriteOutputFile(output, files.front().contents, diagnostics);
     }
     directory = output;
     fs::create_directories(directory, error);
@@ -84,8 +77,8 @@ absl::Status WriteEmittedFiles(const std::vector<EmittedFile>& files,
     }
   }
   for (const EmittedFile& file : files) {
-    absl::Status status =
-        WriteFile(directory / file.name, file.contents, diagnostics);
+    absl::Status status = WriteOutputFile((directory / file.name).string(),
+                                          file.contents, diagnostics);
     if (!status.ok()) return status;
     written.push_back((directory / file.name).string());
     if (options.overrides.verbose) {
@@ -107,7 +100,7 @@ absl::Status WriteReport(const std::vector<KernelEstimate>& estimates,
                                ? FormatEstimateJson(estimates)
                                : FormatEstimateTable(estimates);
   if (options.output && *options.output != "-") {
-    return WriteFile(*options.output, text, diagnostics);
+    return WriteOutputFile(*options.output, text, diagnostics);
   }
   std::cout << text << std::flush;
   return absl::OkStatus();
@@ -125,6 +118,122 @@ std::string ModeledTimeLine(const Module& module,
     why = diagnostic.message;
   }
   return fmt::format("modeled kernel time: unavailable ({})\n", why);
+}
+
+// `[kernels.NAME]` entries of the config must name kernels of the input: a
+// misspelt name would leave the kernel at its own blocks without a word.
+absl::Status CheckConfigKernelNames(const PipelineConfig& config,
+                                    const Module& module,
+                                    DiagnosticEngine& diagnostics) {
+  std::vector<std::string> kernels;
+  for (const Function& function : module.functions) {
+    kernels.push_back(function.name);
+  }
+  bool ok = true;
+  for (const KernelConfig& entry : config.kernels) {
+    if (entry.name == "*" || std::find(kernels.begin(), kernels.end(),
+                                       entry.name) != kernels.end()) {
+      continue;
+    }
+    std::string message =
+        fmt::format("[kernels.{}]: '{}' has no kernel '{}'", entry.name,
+                    module.source_file, entry.name);
+    const std::string closest = ClosestName(entry.name, kernels);
+    if (!closest.empty()) {
+      message += fmt::format("; did you mean '{}'?", closest);
+    } else {
+      message += fmt::format(" (its kernels: {})", fmt::join(kernels, ", "));
+    }
+    diagnostics.Error(entry.file, entry.name_loc, std::move(message));
+    ok = false;
+  }
+  return ok ? absl::OkStatus()
+            : absl::InvalidArgumentError("config names unknown kernels");
+}
+
+// The `@line:col` a statement line of a .tir file ends with (before a
+// block's `{`) -> where that statement starts in the .tir. Statement
+// locations in a .tir are those of the source it was made from.
+std::map<std::pair<uint32_t, uint32_t>, SourceLoc> TirStatementLines(
+    std::string_view text) {
+  std::map<std::pair<uint32_t, uint32_t>, SourceLoc> lines;
+  uint32_t number = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view row = text.substr(start, end - start);
+    start = end + 1;
+    ++number;
+    while (!row.empty() &&
+           (row.back() == ' ' || row.back() == '{' || row.back() == '\r')) {
+      row.remove_suffix(1);
+    }
+    const size_t at = row.rfind('@');
+    const size_t colon = row.find(':', at == std::string_view::npos ? 0 : at);
+    if (at == std::string_view::npos || colon == std::string_view::npos) {
+      continue;
+    }
+    const std::string line(row.substr(at + 1, colon - at - 1));
+    const std::string col(row.substr(colon + 1));
+    if (line.empty() || col.empty() ||
+        line.find_first_not_of("0123456789") != std::string::npos ||
+        col.find_first_not_of("0123456789") != std::string::npos ||
+        line.size() > 9 || col.size() > 9) {
+      continue;
+    }
+    const size_t indent = row.find_first_not_of(' ');
+    const size_t last = row.find_last_not_of(' ', at == 0 ? 0 : at - 1);
+    SourceLoc loc;
+    loc.line = number;
+    loc.col = static_cast<uint32_t>(indent) + 1;
+    loc.length = last >= indent && last != std::string_view::npos
+                     ? static_cast<uint32_t>(last - indent + 1)
+                     : 1;
+    lines.try_emplace({static_cast<uint32_t>(std::stoul(line)),
+                       static_cast<uint32_t>(std::stoul(col))},
+                      loc);
+  }
+  return lines;
+}
+
+// A .tir input is verified before any pass, and what is wrong with it is
+// reported in the .tir (the file being compiled), with the source location
+// its statement carries as a note: the verifier alone would name the
+// module's original source file, which the user may not even have.
+absl::Status VerifyTirInput(const Module& module, const std::string& path,
+                            std::string_view text,
+                            DiagnosticEngine& diagnostics) {
+  DiagnosticEngine found;
+  const absl::Status status = Verify(module, found, module.properties);
+  if (status.ok() && !found.has_errors()) return absl::OkStatus();
+  const auto lines = TirStatementLines(text);
+  for (const Diagnostic& diagnostic : found.diagnostics()) {
+    SourceLoc loc;
+    if (diagnostic.loc.known()) {
+      auto it = lines.find({diagnostic.loc.line, diagnostic.loc.col});
+      if (it != lines.end()) loc = it->second;
+    }
+    Diagnostic& reported =
+        diagnostics.Report(diagnostic.severity, path, loc, diagnostic.message);
+    if (diagnostic.loc.known() && !diagnostic.file.empty()) {
+      DiagnosticEngine::AddNote(
+          reported, "", SourceLoc{},
+          fmt::format("the statement's location in the source of the IR: "
+                      "{}:{}:{}",
+                      diagnostic.file, diagnostic.loc.line,
+                      diagnostic.loc.col));
+    }
+    for (const Diagnostic& note : diagnostic.notes) {
+      DiagnosticEngine::AddNote(reported, note.file, note.loc, note.message);
+    }
+  }
+  if (!found.has_errors()) {
+    diagnostics.Error(path, {},
+                      fmt::format("the input IR fails verification: {}",
+                                  std::string(status.message())));
+  }
+  return absl::InvalidArgumentError("the input IR fails verification");
 }
 
 absl::Status CheckPrintAfterNames(const CliOptions& options,
@@ -214,6 +323,11 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
                       "no kernel to compile (--require-kernel)");
     return absl::InvalidArgumentError("no kernel");
   }
+  status = is_tir ? VerifyTirInput(*module, options.input, *text, diagnostics)
+           : options.kernel.empty()
+               ? CheckConfigKernelNames(session.config, *module, diagnostics)
+               : absl::OkStatus();
+  if (!status.ok()) return status;
   timings.push_back(TimingEntry{
       is_tir ? std::string("parse .tir")
              : fmt::format("frontend '{}'", pipeline->frontend->name),
@@ -239,7 +353,7 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
     if (options.emit == EmitKind::kIr) {
       const std::string ir = PrintModule(*module);
       if (options.output && *options.output != "-") {
-        status = WriteFile(*options.output, ir, diagnostics);
+        status = WriteOutputFile(*options.output, ir, diagnostics);
       } else {
         std::cout << ir << std::flush;
       }
@@ -264,8 +378,11 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
                       Clock::now() - start});
       std::vector<std::string> written;
       status = files.ok()
-                   ? WriteEmittedFiles(*files, options, diagnostics, written)
+                   ? CheckEmittedModules(*files, SourceKernelNames(*module))
                    : files.status();
+      if (status.ok()) {
+        status = WriteEmittedFiles(*files, options, diagnostics, written);
+      }
       if (status.ok() && options.verify_tpu) {
         start = Clock::now();
         status = VerifyOnTpu(written, pipeline->info, diagnostics);

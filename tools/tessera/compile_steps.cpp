@@ -1,7 +1,10 @@
 // The steps of a compile that every command and the runtime share: the
 // frontend (or the .tir parser) and the backend's code or estimates, with
 // failures mapped to the driver's conventions.
+#include <cerrno>
+#include <cstring>
 #include <exception>
+#include <fstream>
 
 #include "compile_steps.h"
 #include "fmt/format.h"
@@ -26,6 +29,35 @@ absl::Status CheckPluginStatus(const absl::Status& status,
 }
 
 }  // namespace
+
+absl::Status WriteOutputFile(const std::string& path,
+                             const std::string& contents,
+                             DiagnosticEngine& diagnostics) {
+  errno = 0;
+  std::ofstream stream(path, std::ios::binary);
+  stream << contents;
+  stream.close();
+  if (!stream) {
+    // The stream keeps no reason; errno holds the one of the call that
+    // failed (open, write or close).
+    const int error = errno;
+    diagnostics.Error(
+        "", {},
+        fmt::format("cannot write '{}': {}", path,
+                    error != 0 ? std::strerror(error) : "write failed"));
+    return absl::InvalidArgumentError("cannot write output");
+  }
+  return absl::OkStatus();
+}
+
+void AllowInexactBlockSizes(ResolvedPipeline& pipeline) {
+  if (pipeline.frontend == nullptr) return;
+  for (const OptionSpec& spec : pipeline.frontend->options) {
+    if (spec.name == "exact_block_sizes" && spec.type == OptionType::kBool) {
+      pipeline.frontend_options.Set(spec.name, OptionValue(false));
+    }
+  }
+}
 
 absl::StatusOr<Module> ParseInput(const std::string& input,
                                   const ResolvedPipeline& pipeline,

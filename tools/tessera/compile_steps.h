@@ -15,6 +15,17 @@
 
 namespace tessera::cli {
 
+// Lets the pipeline's block_sizes be shorter or longer than a kernel's
+// block dims (the frontend option `exact_block_sizes`, where the frontend
+// declares one): the block-slot search probes with partial lists, and the
+// runtime's choices may leave trailing dims of 1 out.
+void AllowInexactBlockSizes(ResolvedPipeline& pipeline);
+
+// Writes an output file; a failure is reported with its reason.
+absl::Status WriteOutputFile(const std::string& path,
+                             const std::string& contents,
+                             DiagnosticEngine& diagnostics);
+
 absl::StatusOr<Module> ParseInput(const std::string& input,
                                   const ResolvedPipeline& pipeline,
                                   const std::string& text, bool is_tir,

@@ -4,6 +4,7 @@
 #include "driver/pass_manager.h"
 #include "driver/pipeline_resolution.h"
 #include "fmt/format.h"
+#include "module_check.h"
 #include "session.h"
 #include "tessera/ir/text.h"
 #include "tune_search.h"
@@ -73,6 +74,7 @@ absl::StatusOr<ResolvedPipeline> InProcessCompiler::Resolve(
   absl::StatusOr<ResolvedPipeline> pipeline =
       ResolvePipeline(*config, overrides, registry_, resolve, diagnostics);
   if (!pipeline.ok()) return pipeline.status();
+  AllowInexactBlockSizes(*pipeline);
   const std::string target = request.kernel.empty() ? "*" : request.kernel;
   KernelSpecialization& spec = pipeline->info.kernels[target];
   for (const auto& [name, spelling] : request.args) spec.args[name] = spelling;
@@ -195,6 +197,12 @@ CompileResult InProcessCompiler::Compile(const CompileRequest& request) {
     absl::StatusOr<std::vector<EmittedFile>> files =
         RunBackend(*module, *pipeline, diagnostics);
     if (!files.ok()) return Finish(result, diagnostics, files.status());
+    // As the CLI: a module Python would reject is the compiler's bug.
+    if (absl::Status valid =
+            CheckEmittedModules(*files, SourceKernelNames(*module));
+        !valid.ok()) {
+      return Finish(result, diagnostics, valid);
+    }
     for (const EmittedFile& file : *files) {
       if (result.code.empty() || file.name == request.kernel + "_pallas.py") {
         result.code = file.contents;

@@ -335,7 +335,9 @@ absl::Status RunTune(const CliOptions& options, Session& session) {
     if (*options.output == "-") {
       std::cout << toml;
     } else {
-      std::ofstream(*options.output) << toml;
+      absl::Status written =
+          WriteOutputFile(*options.output, toml, session.diagnostics);
+      if (!written.ok()) return written;
       std::cout << "wrote " << *options.output << "\n";
     }
   }

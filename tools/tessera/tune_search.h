@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compile_steps.h"
 #include "driver/pipeline_resolution.h"
 #include "tessera/cost_estimate.h"
 #include "tessera/ir/ir.h"
@@ -60,7 +61,9 @@ class KernelSearch {
       : input_(std::move(input)),
         text_(std::move(text)),
         pipeline_(pipeline),
-        kernel_(std::move(kernel)) {}
+        kernel_(std::move(kernel)) {
+    AllowInexactBlockSizes(pipeline_);
+  }
 
   // Finds the slots by probing the frontend (a slot set to 1, then to a
   // huge block that the frontend clamps to the dim), and their candidates:

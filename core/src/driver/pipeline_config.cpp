@@ -2,6 +2,8 @@
 
 #include <toml++/toml.h>
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -347,12 +349,23 @@ absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
   if (std::filesystem::is_directory(path, error)) {
     return absl::InvalidArgumentError(fmt::format("'{}' is a directory", path));
   }
+  errno = 0;
   std::ifstream stream(path, std::ios::binary);
   if (!stream) {
-    return absl::NotFoundError(fmt::format("cannot read '{}'", path));
+    // The stream keeps no reason; errno holds open's.
+    const int error = errno;
+    return absl::NotFoundError(
+        fmt::format("cannot read '{}': {}", path,
+                    error != 0 ? std::strerror(error) : "open failed"));
   }
   std::ostringstream contents;
   contents << stream.rdbuf();
+  if (stream.bad()) {
+    const int error = errno;
+    return absl::DataLossError(
+        fmt::format("cannot read '{}': {}", path,
+                    error != 0 ? std::strerror(error) : "read failed"));
+  }
   return contents.str();
 }
 

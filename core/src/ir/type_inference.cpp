@@ -591,17 +591,21 @@ absl::StatusOr<Type> InferConstruct(OpKind op, const OperandTypes& types,
       return ValueOf(*dtype, types[0].is_tensor(), types[0].shape);
     }
     case OpKind::kBroadcastTo: {
-      if (auto status = ExpectValue(op, types[0], 0); !status.ok()) {
+      // A ref too: a host view (broadcast_tensors of kernel arguments).
+      const bool ref = types[0].is_ref();
+      if (auto status = ExpectValue(op, types[0], 0); !ref && !status.ok()) {
         return status;
       }
       auto shape = ShapeAttr(op, attrs);
       if (!shape.ok()) return shape.status();
-      auto result = BroadcastShapes(ValueShape(types[0]), *shape);
+      auto result =
+          BroadcastShapes(ref ? types[0].shape : ValueShape(types[0]), *shape);
       if (!result.ok() || *result != *shape) {
         return Error(fmt::format("cannot broadcast {} to {}",
                                  TypeToString(types[0]), ShapeString(*shape)));
       }
-      return Type::Tensor(types[0].dtype, *std::move(shape));
+      return ref ? Type::Ref(types[0].dtype, *std::move(shape))
+                 : Type::Tensor(types[0].dtype, *std::move(shape));
     }
     case OpKind::kArange: {
       // A compile-time length: an iota is a register value (a block).

@@ -1,5 +1,6 @@
-# A scatter of 16-bit rows: a row at a data-dependent sublane offset
-# is 32-bit only on libtpu 0.0.42, as for gathers (gather_tpu_bf16.py).
+# A scatter of 16-bit rows: a row at a data-dependent sublane offset is
+# 32-bit only on libtpu 0.0.42, as for gathers (gather_tpu_bf16.py), so the
+# output is scattered as f32 (`out_wide`) and narrowed after the launch.
 # RUN: --emit=code -o - --arg x=bf16[256,256] --arg idx=i32[256]
 import torch
 import helion
