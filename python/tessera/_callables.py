@@ -112,6 +112,37 @@ def _function_as_lambda(function) -> ast.Lambda:
     return ast.Lambda(args=arguments, body=body[0].value)
 
 
+def resolve(value, depth: int = 0):
+    """The function a callable argument stands for: itself, or for an
+    object whose ``__call__`` only forwards its arguments to a callable
+    attribute (``return self.fn(acc, tile)``, Helion's epilogue wrappers),
+    that attribute, resolved in turn. Anything else is returned as it is
+    (and rejected, with its name, when its source is read)."""
+    if isinstance(value, types.FunctionType) or depth > 4:
+        return value
+    call = getattr(type(value), "__call__", None)
+    if not isinstance(call, types.FunctionType):
+        return value
+    try:
+        definition = ast.parse(textwrap.dedent(inspect.getsource(call))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return value
+    body = [node for node in definition.body
+            if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
+    params = [a.arg for a in definition.args.posonlyargs + definition.args.args]
+    if not (len(body) == 1 and isinstance(body[0], ast.Return)
+            and isinstance(body[0].value, ast.Call) and params):
+        return value
+    target = body[0].value
+    forwards = (isinstance(target.func, ast.Attribute)
+                and isinstance(target.func.value, ast.Name)
+                and target.func.value.id == params[0] and not target.keywords
+                and [getattr(a, "id", None) for a in target.args] == params[1:])
+    if not forwards:
+        return value
+    return resolve(getattr(value, target.func.attr), depth + 1)
+
+
 def lambda_source(function, lifted_as: str | None = None) -> str:
     """The source the compiler inlines for `function`; with `lifted_as`
     (the callable's parameter name), the tensors it captures are read from

@@ -121,6 +121,9 @@ class Kernel:
             if name in values:
                 raise TypeError(f"{self.name}() got multiple values for argument {name!r}")
             values[name] = value
+        for name, value in values.items():
+            if callable(value) and not is_array(value) and not isinstance(value, type):
+                values[name] = _callables.resolve(value)
         missing = [p.name for p in self.source.params
                    if not p.has_default and p.name not in values]
         if missing:

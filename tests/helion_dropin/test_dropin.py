@@ -143,6 +143,30 @@ def test_callables_capture_tensors_as_kernel_arguments(drop_in):
     torch.testing.assert_close(out, 2.0 * (x @ y) + bias, rtol=1e-4, atol=1e-3)
 
 
+def test_a_callable_object_forwarding_to_a_closure(drop_in):
+    # An epilogue object whose __call__ forwards to a callable attribute
+    # (Helion's epilogue wrappers) is the closure it forwards to.
+    class AddRow:
+        def __init__(self, row):
+            self.row = row
+
+        @property
+        def fn(self):
+            row = self.row
+
+            def epilogue(acc, tile):
+                return acc + row[tile[1]]
+
+            return epilogue
+
+        def __call__(self, acc, tile):
+            return self.fn(acc, tile)
+
+    x, y, row = torch.randn(64, 256), torch.randn(256, 256), torch.randn(256)
+    out = drop_in.scaled_matmul(x, y, AddRow(row))
+    torch.testing.assert_close(out, x @ y + row, rtol=1e-4, atol=1e-3)
+
+
 def test_float8_meets_float32_as_in_pytorch(drop_in):
     base = torch.randn(32, 256)
     x = torch.randn(32, 256).to(torch.float8_e4m3fn)
