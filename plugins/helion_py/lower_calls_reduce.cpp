@@ -78,6 +78,15 @@ std::optional<Val> KernelLowering::CallReductionOrMatmul(const CallSite& site,
       out_dtype = ToDType(*out, c.LocOf(is_dot ? 3 : 2, "out_dtype"));
       if (!out_dtype) return Val::Poison();
     }
+    // hl.dot without an accumulator is f32 (int32 for int8 operands) in
+    // Helion, whatever the operands (bf16, f16, float8): unlike torch.mm,
+    // the product is not rounded to the operands' dtype.
+    if (is_dot && !out_dtype && (!acc || acc->kind == ValKind::kNone) &&
+        a->IsValue() && b->IsValue()) {
+      const bool int8 =
+          a->type().dtype == DType::kI8 || b->type().dtype == DType::kI8;
+      out_dtype = int8 ? DType::kI32 : DType::kF32;
+    }
     return c.Dot(*a, *b, acc, out_dtype, loc);
   }
   if (path == "torch.addmm" || path == "torch.baddbmm") {

@@ -167,6 +167,15 @@ def test_a_callable_object_forwarding_to_a_closure(drop_in):
     torch.testing.assert_close(out, x @ y + row, rtol=1e-4, atol=1e-3)
 
 
+def test_hl_dot_without_accumulator_is_float32(drop_in):
+    x = torch.randn(64, 128, dtype=torch.bfloat16)
+    y = torch.randn(128, 256, dtype=torch.bfloat16)
+    out = drop_in.dot_f32(x, y)
+    exact = x.double() @ y.double()
+    # A product rounded to bf16 would be off by up to 2**-9 of its size.
+    torch.testing.assert_close(out.double(), exact, rtol=1e-5, atol=1e-4)
+
+
 def test_float8_meets_float32_as_in_pytorch(drop_in):
     base = torch.randn(32, 256)
     x = torch.randn(32, 256).to(torch.float8_e4m3fn)

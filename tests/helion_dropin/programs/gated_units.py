@@ -63,6 +63,18 @@ def fp8_floor(base: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
 
 
 @helion.kernel()
+def dot_f32(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """hl.dot of bf16 operands without an accumulator is f32 in Helion (not
+    rounded to bf16 as torch.mm would)."""
+    m, k = x.size()
+    _, n = y.size()
+    out = torch.empty([m, n], dtype=torch.float32, device=x.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        out[tile_m, tile_n] = hl.dot(x[tile_m, :], y[:, tile_n])
+    return out
+
+
+@helion.kernel()
 def does_not_compile(x: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
     for tile in hl.tile(x.size()):
