@@ -52,8 +52,7 @@ class Specialization:
             "backend": self._meta["backend"],
             **self._meta["backend_options"],
             "block_sizes": self._meta["block_sizes"] or "the kernel's own",
-            "blocks_chosen_by": ("the cost model" if self._meta.get("block_choice")
-                                 else "the kernel or its config"),
+            "blocks_chosen_by": _chosen_by(self._meta.get("block_choice")),
         }
 
     def report(self) -> dict:
@@ -160,8 +159,10 @@ class Kernel:
 
     # -- compiling -------------------------------------------------------------
     def _compile_native(self, signature: Signature, pipeline: Pipeline, *, emit_code=True,
-                        estimate=False, choice: dict | None = None) -> dict:
-        blocks, options = self.block_sizes, list(pipeline.options)
+                        estimate=False, choice: dict | None = None,
+                        blocks: list | None = None) -> dict:
+        options = list(pipeline.options)
+        blocks = self.block_sizes if blocks is None else blocks
         if choice is not None:
             blocks = choice["block_sizes"]
             options = [(k, v) for k, v in options if k != "launcher"]
@@ -223,13 +224,14 @@ class Kernel:
         choice = self._choose_blocks(signature, pipeline)
         try:
             result = self._compile_native(signature, pipeline, choice=choice)
-        except CompileError:
+        except CompileError as error:
             if choice is None:
-                raise
-            # The model's choice is checked by the compile: blocks the
-            # backend rejects fall back to the kernel's own.
-            choice = None
-            result = self._compile_native(signature, pipeline)
+                choice, result = self._shrink_first_block(signature, pipeline, error)
+            else:
+                # The model's choice is checked by the compile: blocks the
+                # backend rejects fall back to the kernel's own.
+                choice = None
+                result = self._compile_native(signature, pipeline)
         meta = {
             "kernel": self.name,
             "function": self.name,
@@ -266,6 +268,31 @@ class Kernel:
                 found = self._specialize_without_hints(signature, error)
             self._by_signature[signature] = found
             return found
+
+    def _shrink_first_block(self, signature: Signature, pipeline: Pipeline,
+                            error: CompileError) -> tuple[dict, dict]:
+        """Default blocks the backend finds too large for the call's shapes
+        ("choose smaller blocks": a whole-row tile that needs more warps
+        than a GPU program has, with no performance model to choose by):
+        the first hl.tile's block halved until the kernel compiles. Blocks
+        the user gave are never changed; the first error stands when no
+        smaller block compiles."""
+        if self._blocks_are_given(pipeline) or "choose smaller blocks" not in str(error):
+            raise error
+        for block in (64, 32, 16, 8, 4, 2, 1):
+            try:
+                result = self._compile_native(signature, pipeline, blocks=[block])
+            except CompileError:
+                continue
+            launcher = _option_value(result["backend_options"].get("launcher", '""'))
+            choice = {"block_sizes": [block], "launcher": launcher, "by": "shrinking"}
+            warnings.warn_explicit(
+                f"the default blocks of kernel {self.name!r} are too large for "
+                f"{signature.describe()} on {pipeline.name} ({_first_error(error)}); the "
+                f"first hl.tile's block is {block}", UserWarning, self.source.path,
+                self.source.line)
+            return choice, result
+        raise error
 
     def _specialize_on_any_pipeline(self, signature: Signature) -> Specialization:
         pipeline = self.pipeline
@@ -396,6 +423,19 @@ class KernelLibrary:
 
     def __repr__(self) -> str:
         return f"<tessera library {self.path}: {', '.join(self.kernels)}>"
+
+
+def _chosen_by(choice: dict | None) -> str:
+    if not choice:
+        return "the kernel or its config"
+    if choice.get("by") == "shrinking":
+        return "halving the first default block until the backend took it"
+    return "the cost model"
+
+
+def _first_error(error: CompileError) -> str:
+    located = [d for d in error.diagnostics if d.severity == "error"]
+    return located[0].message if located else str(error).splitlines()[0]
 
 
 def _block_choice_enabled() -> bool:

@@ -354,3 +354,23 @@ def test_guards_of_a_module_compiled_ahead_of_time(cli_module, x, y, what):
     good = cli_module.matmul(jnp.ones((128, 256), jnp.bfloat16), jnp.ones((256, 128), jnp.bfloat16),
                              interpret=True)
     assert good.shape == (128, 128) and good.dtype == jnp.bfloat16
+
+
+def test_default_blocks_too_large_for_the_gpu_are_halved():
+    # A whole-row softmax of 4096-wide rows: the GPU pipeline's default row
+    # block needs more warps than a program has, and pallas-gpu has no
+    # performance model to choose blocks by; the runtime halves the first
+    # block until the backend takes it, and says so at the kernel.
+    library = tessera.load(EXAMPLES / "softmax.py", backend="pallas-gpu", launcher="triton")
+    x = rand((256, 4096))
+    with pytest.warns(UserWarning, match="too large for x=f32\\[256, 4096\\].*first "
+                      "hl.tile's block is 8"):
+        out = library.softmax(x)
+    np.testing.assert_allclose(out, jax.nn.softmax(x, axis=-1), rtol=1e-5, atol=1e-7)
+    config = library.softmax.bind(x).config
+    assert config["block_sizes"] == [8]
+    assert config["blocks_chosen_by"].startswith("halving the first default block")
+    # Blocks the user gives are never changed: the error stands.
+    given = tessera.Kernel(library.softmax.source, library.softmax.pipeline, block_sizes=[256])
+    with pytest.raises(tessera.CompileError, match="choose smaller blocks"):
+        given(x)
