@@ -27,8 +27,7 @@ KERNELS = (
     "segment_sum", "expert_scatter", "shifted_grad", "jagged_rows_sum",
     "jagged_rows_mean", "jagged_rows_layer_norm", "jagged_rows_bmm",
     "jagged_prefix_add", "jagged_dense_add", "row_cumsum", "grouped_matmul",
-    "segment_reduction", "jagged_softmax_flat", "flat_swish", "row_bias_add",
-    "broadcast_add",
+    "segment_reduction", "jagged_softmax_flat",
 )
 LAUNCHERS = ("unroll", "emit_pipeline", "fori_loop")
 DTYPES = ("float32", "bfloat16")
@@ -108,17 +107,6 @@ SPECS = {
                              dtypes=("float32",)),
     "long_sum": KernelSpec({"even": [(256, 1024)], "ragged": [(200, 1000)]}),
     "geglu": KernelSpec({"even": _same((256, 256), 2), "ragged": _same((200, 300), 2)}),
-    # flat_swish: the result is written through out.view(-1) (Helion's
-    # geglu / swiglu: the returned array is the view's launch output).
-    "flat_swish": KernelSpec({"even": [(256, 256)], "ragged": [(200, 300)]}),
-    # row_bias_add: a [1, n] bias read with bias[tile_m, tile_n] broadcasts
-    # its one row (a matmul epilogue's captured bias in Helion's tests).
-    "row_bias_add": KernelSpec({"even": [(256, 256), (1, 256)],
-                                "ragged": [(200, 300), (1, 300)]}),
-    # broadcast_add: torch.broadcast_tensors of arguments of ranks 2 and 1
-    # (Helion's add.py), the [n] operand broadcast on the host.
-    "broadcast_add": KernelSpec({"even": [(256, 256), (256,)],
-                                 "ragged": [(200, 300), (300,)]}),
     "swiglu": KernelSpec({"even": _same((256, 256), 2), "ragged": _same((200, 300), 2)}),
     "scaled_epilogue": KernelSpec({"even": [(256, 256), (256,)],
                                    "ragged": [(200, 300), (300,)]}),

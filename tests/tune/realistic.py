@@ -27,8 +27,6 @@ REALISTIC = {
     "row_sum": (SQUARE, BF16), "long_sum": ([(64, 131072)], BF16),
     "row_cumsum": (SQUARE, F32),
     "geglu": (SQUARE * 2, BF16), "swiglu": (SQUARE * 2, BF16),
-    "flat_swish": (SQUARE, BF16), "row_bias_add": ([(4096, 4096), (1, 4096)], BF16),
-    "broadcast_add": ([(4096, 4096), (4096,)], BF16),
     "scaled_epilogue": ([(4096, 4096), (4096,)], BF16),
     "block_col_sums": (SQUARE, BF16),
     "dropout": (SQUARE, BF16),

@@ -202,10 +202,13 @@ std::map<std::pair<uint32_t, uint32_t>, SourceLoc> TirStatementLines(
 // its statement carries as a note: the verifier alone would name the
 // module's original source file, which the user may not even have.
 absl::Status VerifyTirInput(const Module& module, const std::string& path,
-                            std::string_view text,
+                            std::string_view text, bool verify_claims,
                             DiagnosticEngine& diagnostics) {
   DiagnosticEngine found;
-  const absl::Status status = Verify(module, found, module.properties);
+  // The properties the module claims are checked only under verify-each:
+  // --no-verify-each lets a broken claim through, as it does after passes.
+  const absl::Status status =
+      Verify(module, found, verify_claims ? module.properties : PropertySet{});
   if (status.ok() && !found.has_errors()) return absl::OkStatus();
   const auto lines = TirStatementLines(text);
   for (const Diagnostic& diagnostic : found.diagnostics()) {
@@ -323,7 +326,8 @@ absl::Status RunCompile(const CliOptions& options, Session& session) {
                       "no kernel to compile (--require-kernel)");
     return absl::InvalidArgumentError("no kernel");
   }
-  status = is_tir ? VerifyTirInput(*module, options.input, *text, diagnostics)
+  status = is_tir ? VerifyTirInput(*module, options.input, *text,
+                                   options.verify_each, diagnostics)
            : options.kernel.empty()
                ? CheckConfigKernelNames(session.config, *module, diagnostics)
                : absl::OkStatus();
