@@ -5,6 +5,7 @@ classes when the ``helion`` package is installed."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import sys
 import types
@@ -40,8 +41,14 @@ class Install:
         return "pallas-gpu" if platform in ("gpu", "cuda", "rocm") else "pallas-tpu"
 
     def pipeline(self, launcher: str | None = None) -> _pipeline.Pipeline:
-        return _pipeline.choose(self.config, self.backend, launcher or self.launcher,
-                                dict(self.options))
+        return _chosen_pipeline(self, launcher or self.launcher)
+
+
+@functools.lru_cache(maxsize=64)
+def _chosen_pipeline(install: Install, launcher: str | None) -> _pipeline.Pipeline:
+    # Resolved once per install and launcher: every call of a Helion kernel
+    # asks (the config files and JAX's device do not change in a process).
+    return _pipeline.choose(install.config, install.backend, launcher, dict(install.options))
 
 
 _current = Install.from_environment()
