@@ -12,7 +12,8 @@ others add zero. The id vector is read three ways: as the scan's second
 member, shifted by one row to find the ends of runs, and row by row as the
 atomic's scatter rows, which the TPU reads from SMEM (scalar prefetch):
 the array is passed twice, once to SMEM for the scatter, once to VMEM for
-the vector reads (backends/pallas_common/smem_copies.h).
+the vector reads (the `tpu-index-refs-twice` lowering pass,
+backends/pallas_tpu/passes/smem_copies.h).
 """
 
 from __future__ import annotations

@@ -5,14 +5,11 @@
 #include "fmt/format.h"
 #include "host_contract.h"
 #include "host_reads.h"
-#include "lane_rows.h"
 #include "launch_call.h"
 #include "pallas_module.h"
 #include "py_text.h"
 #include "scalar_prefetch.h"
-#include "smem_copies.h"
 #include "tessera/python_literal.h"
-#include "wide_gathers.h"
 
 namespace tessera::pallas {
 
@@ -760,26 +757,6 @@ absl::StatusOr<EmittedFile> EmitPallasModule(const Module& module,
                                              const PallasModuleOptions& options,
                                              DiagnosticEngine& diagnostics,
                                              KernelCost* cost) {
-  if (std::optional<Module> wide =
-          WidenPackedGatherTables(module, host, target)) {
-    return EmitPallasModule(*wide, *wide->FindFunction(host.name), target,
-                            options, diagnostics, cost);
-  }
-  // Index refs read both row by row and as blocks are passed twice (SMEM
-  // and VMEM) where the target reads indices from SMEM.
-  if (target.ScalarPrefetchGridSpec() && !target.IndirectAccessByLoads()) {
-    if (std::optional<Module> twice = PassIndexRefsTwice(module, host)) {
-      return EmitPallasModule(*twice, *twice->FindFunction(host.name), target,
-                              options, diagnostics, cost);
-    }
-  }
-  if (std::optional<Module> rows = CarryRank1RefsAsRows(module, host)) {
-    HostEmitter emitter(*rows, *rows->FindFunction(host.name), target, options,
-                        diagnostics);
-    absl::StatusOr<EmittedFile> file = emitter.Run();
-    if (cost != nullptr) *cost = emitter.cost();
-    return file;
-  }
   HostEmitter emitter(module, host, target, options, diagnostics);
   absl::StatusOr<EmittedFile> file = emitter.Run();
   if (cost != nullptr) *cost = emitter.cost();

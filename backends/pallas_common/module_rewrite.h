@@ -1,6 +1,6 @@
-// Helpers of the rewrites the backend makes on a copy of the module before
-// emitting it (lane_rows.cpp, smem_copies.cpp): finding the launch and its
-// device function, and naming what a rewrite adds.
+// Helpers of the backends' lowering passes (pallas_tpu/passes,
+// pallas_gpu/passes): finding a kernel's launch and its device function,
+// and naming what a rewrite adds.
 #pragma once
 
 #include <cstddef>

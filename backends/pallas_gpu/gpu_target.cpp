@@ -14,7 +14,6 @@
 #include "py_text.h"
 #include "python_writer.h"
 #include "traced_launch.h"
-#include "unit_tiles.h"
 
 namespace tessera::pallas {
 namespace {
@@ -517,12 +516,6 @@ absl::StatusOr<EmittedFile> EmitGpuKernelModule(const Module& module,
   }
   common.emit.f32_dots_full_precision = options.f32_dots_ieee;
   common.emit.typed_params = options.typed_params;
-  if (options.launcher == Launcher::kTriton) {
-    if (std::optional<Module> squeezed = SqueezeUnitBatchTile(module, host)) {
-      return EmitPallasModule(*squeezed, *squeezed->FindFunction(host.name),
-                              target, common, diagnostics);
-    }
-  }
   return EmitPallasModule(module, host, target, common, diagnostics);
 }
 

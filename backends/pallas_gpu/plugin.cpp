@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "gpu_target.h"
 #include "host_contract.h"
+#include "passes/lowering_passes.h"
 #include "tessera/plugin.h"
 
 namespace tessera::pallas {
@@ -88,6 +89,10 @@ bool Register(PluginRegistrar* registrar) {
          "Triton output; errors near 1e-3 of the result) or in full f32 "
          "(ieee: precision=HIGHEST, FMA loops that need smaller blocks)",
          {"tf32", "ieee"});
+  for (PassInfo& pass : GpuLoweringPasses()) {
+    info.lowering_passes.push_back(pass.name);
+    registrar->AddPass(std::move(pass));
+  }
   registrar->AddBackend(std::move(info));
   return true;
 }

@@ -34,6 +34,11 @@ absl::StatusOr<EmittedFile> EmitKernelModule(const Module& module,
                                              DiagnosticEngine& diagnostics,
                                              KernelCost* cost = nullptr);
 
+// The TPU target of the block and memory rules every generation shares
+// (v6e's), for what needs them without a kernel's options (plans, the
+// lowering passes).
+const PallasTarget& TpuBlockRules();
+
 // The kernel plan for the TPU's block rules (the v6e target; block rules
 // are the same on every generation).
 absl::StatusOr<KernelPlan> BuildKernelPlan(const Module& module,

@@ -7,6 +7,7 @@
 #include "fmt/format.h"
 #include "host_contract.h"
 #include "module_emitter.h"
+#include "passes/lowering_passes.h"
 #include "tessera/plugin.h"
 
 namespace tessera::pallas {
@@ -163,6 +164,10 @@ bool Register(PluginRegistrar* registrar) {
                  {}},
   };
   info.create = [] { return std::make_unique<PallasTpuBackend>(); };
+  for (PassInfo& pass : TpuLoweringPasses()) {
+    info.lowering_passes.push_back(pass.name);
+    registrar->AddPass(std::move(pass));
+  }
   registrar->AddBackend(std::move(info));
   return true;
 }

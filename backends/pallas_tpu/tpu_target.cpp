@@ -260,18 +260,22 @@ absl::StatusOr<EmittedFile> EmitKernelModule(const Module& module,
                           diagnostics, cost);
 }
 
-absl::StatusOr<KernelPlan> BuildKernelPlan(const Module& module,
-                                           const Function& host,
-                                           Launcher launcher,
-                                           DiagnosticEngine& diagnostics,
-                                           bool keep_illegal_blocks) {
-  // The plan keeps a pointer to its target: one that outlives every plan.
+const PallasTarget& TpuBlockRules() {
+  // Plans keep a pointer to their target: one that outlives every plan.
   static const TpuTarget* const target = [] {
     ModuleOptions options;
     options.tpu = *TpuGenerationByName("v6e");
     return new TpuTarget(options);
   }();
-  return PlanKernel(module, host, launcher, *target, diagnostics,
+  return *target;
+}
+
+absl::StatusOr<KernelPlan> BuildKernelPlan(const Module& module,
+                                           const Function& host,
+                                           Launcher launcher,
+                                           DiagnosticEngine& diagnostics,
+                                           bool keep_illegal_blocks) {
+  return PlanKernel(module, host, launcher, TpuBlockRules(), diagnostics,
                     keep_illegal_blocks);
 }
 

@@ -15,7 +15,10 @@
 // Estimate) instead. The pallas-gpu backend (configs/pallas_gpu_triton.toml
 // with its launcher overridden): BM_CompileGpu/<kernel>/<launcher> for
 // triton and mosaic, each kernel the launcher compiles (Mosaic GPU rejects
-// many with a located error; those are not registered).
+// many with a located error; those are not registered). Scaling
+// (scaling_sources.h): BM_Scale/kernels|params|statements/<n> compile a
+// synthetic file of n kernels, n parameters or n statements with the
+// default pipeline; scaling_ratios.py prints t(2n) / t(n).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -30,6 +33,7 @@
 #include "driver/plugin_loader.h"
 #include "driver/plugin_registry.h"
 #include "fmt/format.h"
+#include "scaling_sources.h"
 #include "tessera/backend.h"
 #include "tessera/diagnostics.h"
 #include "tessera/frontend.h"
@@ -96,17 +100,14 @@ std::vector<std::string> ExampleKernels() {
   return kernels;
 }
 
-absl::StatusOr<CompileJob> MakeJob(
-    Toolchain& toolchain, const std::string& kernel,
+absl::StatusOr<CompileJob> MakeSourceJob(
+    Toolchain& toolchain, std::string path, std::string text,
     const std::string& launcher,
     const std::vector<std::pair<std::string, std::string>>& args = {},
     bool gpu = false) {
   CompileJob job;
-  job.path = fmt::format("examples/{}.py", kernel);
-  absl::StatusOr<std::string> text =
-      ReadTextFile(std::string(TESSERA_SOURCE_DIR) + "/" + job.path);
-  if (!text.ok()) return text.status();
-  job.text = std::move(*text);
+  job.path = std::move(path);
+  job.text = std::move(text);
   PipelineOverrides overrides;
   overrides.backend_options.push_back({"launcher", launcher, "--launcher"});
   overrides.args = args;
@@ -120,6 +121,19 @@ absl::StatusOr<CompileJob> MakeJob(
   if (!pipeline.ok()) return pipeline.status();
   job.pipeline = std::move(*pipeline);
   return job;
+}
+
+absl::StatusOr<CompileJob> MakeJob(
+    Toolchain& toolchain, const std::string& kernel,
+    const std::string& launcher,
+    const std::vector<std::pair<std::string, std::string>>& args = {},
+    bool gpu = false) {
+  std::string path = fmt::format("examples/{}.py", kernel);
+  absl::StatusOr<std::string> text =
+      ReadTextFile(std::string(TESSERA_SOURCE_DIR) + "/" + path);
+  if (!text.ok()) return text.status();
+  return MakeSourceJob(toolchain, std::move(path), *std::move(text), launcher,
+                       args, gpu);
 }
 
 // One compile, as `tessera compile` runs it minus writing the output.
@@ -252,6 +266,32 @@ int main(int argc, char** argv) {
           fmt::format("BM_CompileGpu/{}/{}", kernel, launcher).c_str(),
           tessera::BM_Compile, jobs.back().get())
           ->Unit(benchmark::kMicrosecond);
+    }
+  }
+  struct ScaleAxis {
+    const char* name;
+    std::string (*source)(int);
+    int first;
+  };
+  for (const ScaleAxis& axis :
+       {ScaleAxis{"kernels", tessera::bench::KernelsSource, 200},
+        ScaleAxis{"params", tessera::bench::ParametersSource, 500},
+        ScaleAxis{"statements", tessera::bench::StatementsSource, 250}}) {
+    for (int n = axis.first; n <= axis.first * 8; n *= 2) {
+      absl::StatusOr<tessera::CompileJob> job = tessera::MakeSourceJob(
+          toolchain, fmt::format("scale_{}_{}.py", axis.name, n),
+          axis.source(n), "emit_pipeline");
+      if (!job.ok()) {
+        std::fprintf(stderr, "bench_pipeline: scale %s/%d: %s\n%s", axis.name,
+                     n, job.status().ToString().c_str(),
+                     toolchain.diagnostics.RenderAll().c_str());
+        return 1;
+      }
+      jobs.push_back(std::make_unique<tessera::CompileJob>(std::move(*job)));
+      benchmark::RegisterBenchmark(
+          fmt::format("BM_Scale/{}/{}", axis.name, n).c_str(),
+          tessera::BM_Compile, jobs.back().get())
+          ->Unit(benchmark::kMillisecond);
     }
   }
   benchmark::RunSpecifiedBenchmarks();

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gpu_target.h"
+#include "passes/lowering_passes.h"
 #include "tessera/ir/text.h"
 
 namespace tessera::pallas {
@@ -41,6 +42,21 @@ inline Result Emit(const std::string& text, GpuModuleOptions options = {}) {
   if (!module.ok()) {
     result.diagnostics = diagnostics.RenderAll();
     return result;
+  }
+  // As the pipeline: the backend's lowering passes (under the options'
+  // launcher), then Emit.
+  PipelineInfo pipeline;
+  pipeline.backend_options.Set(
+      "launcher", std::string(options.launcher == Launcher::kMosaicGpu
+                                  ? "mosaic"
+                                  : "triton"));
+  const OptionMap no_options;
+  for (const PassInfo& info : GpuLoweringPasses()) {
+    PassContext context(diagnostics, no_options, pipeline);
+    if (!info.create()->Run(*module, context).ok()) {
+      result.diagnostics = diagnostics.RenderAll();
+      return result;
+    }
   }
   for (const Function& function : module->functions) {
     if (function.kind != FunctionKind::kHost) continue;

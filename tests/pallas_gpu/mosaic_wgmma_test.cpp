@@ -90,9 +90,9 @@ TEST(GpuMosaicWgmma, EpilogueRowIsLoadedInTheAccumulatorsLayout) {
   Result result = EmitMosaic(Input("matmul_bias_gelu_bf16.tir"));
   ASSERT_TRUE(result.ok) << result.diagnostics;
   EXPECT_TRUE(Contains(result.code,
-                       "jax.lax.broadcast_in_dim(plgpu.load(bias.at[0, :], "
-                       "(), layout=plgpu.Layout.WGMMA.reduce(0)), (128, "
-                       "128), (1,))"))
+                       "jax.lax.broadcast_in_dim(plgpu.load(bias, (), "
+                       "layout=plgpu.Layout.WGMMA.reduce(0)), (128, 128), "
+                       "(1,))"))
       << result.code;
 }
 

@@ -33,6 +33,11 @@ Result EmitText(const std::string& text, Launcher launcher,
     result.diagnostics = diagnostics.RenderAll();
     return result;
   }
+  // As the pipeline: the backend's lowering passes, then Emit.
+  if (!RunTpuLoweringPasses(*module)) {
+    result.diagnostics = "a lowering pass failed";
+    return result;
+  }
   ModuleOptions options;
   options.launcher = launcher;
   options.tpu = *TpuGenerationByName(tpu);

@@ -1,7 +1,7 @@
-// PassIndexRefsTwice (backends/pallas_common/smem_copies.h): an index ref
+// PassIndexRefsTwice (backends/pallas_tpu/passes/smem_copies.h): an index ref
 // read both row by row (a scatter's rows) and as a vector block is passed
 // twice, and the module the TPU backend emits reads each copy its own way.
-#include "smem_copies.h"
+#include "passes/smem_copies.h"
 
 #include <gtest/gtest.h>
 
@@ -33,10 +33,10 @@ const Stmt* FindStmt(const Block& block, StmtKind kind) {
 }
 
 TEST(SmemCopies, PassesARefReadBothWaysTwice) {
-  const Module module = ReadScaledSegments();
-  const Function& host = *module.FindFunction("scaled_segments");
-  std::optional<Module> twice = PassIndexRefsTwice(module, host);
-  ASSERT_TRUE(twice.has_value());
+  Module twice_module = ReadScaledSegments();
+  ASSERT_TRUE(PassIndexRefsTwice(
+      twice_module, *twice_module.FindFunction("scaled_segments")));
+  const Module* twice = &twice_module;
   const Function& device = *twice->FindFunction("scaled_segments_device");
   ASSERT_EQ(device.params.size(), 6u);
   EXPECT_EQ(device.params.back().name, "segment_ids_smem");
@@ -62,7 +62,8 @@ TEST(SmemCopies, PassesARefReadBothWaysTwice) {
   });
   EXPECT_TRUE(block_read);
   // Once passed twice, nothing is left to split.
-  EXPECT_FALSE(PassIndexRefsTwice(*twice, *twice->FindFunction(host.name)));
+  EXPECT_FALSE(PassIndexRefsTwice(
+      twice_module, *twice_module.FindFunction("scaled_segments")));
 }
 
 TEST(SmemCopies, LeavesRefsReadOneWayAlone) {
@@ -81,7 +82,8 @@ TEST(SmemCopies, LeavesRefsReadOneWayAlone) {
 }
 
 TEST(SmemCopies, EmitsAScalarPrefetchCopyAndAVmemBlock) {
-  const Module module = ReadScaledSegments();
+  Module module = ReadScaledSegments();
+  ASSERT_TRUE(RunTpuLoweringPasses(module));
   DiagnosticEngine diagnostics;
   ModuleOptions options;
   options.launcher = Launcher::kUnroll;

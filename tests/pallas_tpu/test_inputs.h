@@ -7,6 +7,7 @@
 #include <string>
 
 #include "atomic_accumulator.h"
+#include "passes/lowering_passes.h"
 #include "pre_broadcast.h"
 #include "tessera/properties.h"
 
@@ -25,6 +26,19 @@ inline std::string ReadInput(const std::string& name) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// Runs the backend's lowering passes (passes/lowering_passes.h) over
+// `module`, as the pipeline does before Emit; false if one failed.
+inline bool RunTpuLoweringPasses(Module& module) {
+  DiagnosticEngine diagnostics;
+  const OptionMap no_options;
+  const PipelineInfo pipeline;
+  for (const PassInfo& info : TpuLoweringPasses()) {
+    PassContext context(diagnostics, no_options, pipeline);
+    if (!info.create()->Run(module, context).ok()) return false;
+  }
+  return true;
 }
 
 }  // namespace tessera::pallas

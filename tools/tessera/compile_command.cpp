@@ -243,13 +243,14 @@ absl::Status CheckPrintAfterNames(const CliOptions& options,
                                   const ResolvedPipeline& pipeline,
                                   DiagnosticEngine& diagnostics) {
   bool ok = true;
+  // What the pass manager runs: the config's passes, then the backend's.
+  std::vector<std::string> run;
+  for (const ResolvedPass& pass : pipeline.passes) run.push_back(pass.info->name);
   for (const std::string& name : options.print_ir_after) {
-    bool found = false;
-    for (const std::string& pass : pipeline.info.passes) found |= pass == name;
-    if (found) continue;
+    if (std::find(run.begin(), run.end(), name) != run.end()) continue;
     std::string message =
         fmt::format("--print-ir-after: pass '{}' is not in the pipeline", name);
-    const std::string closest = ClosestName(name, pipeline.info.passes);
+    const std::string closest = ClosestName(name, run);
     if (!closest.empty())
       message += fmt::format("; did you mean '{}'?", closest);
     diagnostics.Error("", {}, std::move(message));

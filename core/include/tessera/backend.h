@@ -9,6 +9,10 @@
 // module are valid only during the call: keep no pointer to them. Nothing
 // may throw across the boundary.
 //
+// Emit plans and emits the module it is given: rewrites the target needs
+// first are lowering passes (BackendInfo::lowering_passes), not recursion
+// inside Emit, so they have contracts and show in the pipeline.
+//
 // The driver writes the returned files (-o names a file when there is one,
 // a directory when there are several).
 #pragma once
@@ -72,6 +76,15 @@ struct BackendInfo {
   std::string description;
   PropertyRefs required;  // by handle or name, as PassInfo's
   std::vector<OptionSpec> options;
+  // The backend's lowering passes, by registered pass name: the
+  // target-motivated IR->IR rewrites its Emit expects to have run (a
+  // compiler's lowering stages, in our terms). The pass manager runs them after the
+  // config's passes, in this order, with verify-each, --print-ir-after-all
+  // and --timing like any pass, whenever the backend is part of the
+  // pipeline. A pass that applies only under some of the backend's options
+  // (a launcher) reads them from PipelineInfo::backend_options and leaves
+  // the module as it is otherwise.
+  std::vector<std::string> lowering_passes;
   std::function<std::unique_ptr<Backend>()> create;
 };
 

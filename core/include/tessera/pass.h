@@ -65,6 +65,8 @@ struct PassInfo {
   // resolved when the pipeline is resolved.
   PropertyRefs required;
   PropertyRefs produced;
+  // May name properties no loaded plugin registers (ignored: none can be
+  // claimed).
   PropertyRefs invalidated;
   std::vector<OptionSpec> options;
   std::function<std::unique_ptr<Pass>()> create;

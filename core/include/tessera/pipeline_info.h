@@ -25,6 +25,9 @@ struct PipelineInfo {
   std::string frontend;
   std::vector<std::string> passes;
   std::string backend;
+  // The chosen backend's lowering passes (BackendInfo::lowering_passes),
+  // which run after `passes`.
+  std::vector<std::string> lowering_passes;
   // Resolved options of the chosen backend (as the backend declares them).
   OptionMap backend_options;
   // Per-kernel specialization by kernel name; "*" applies to every kernel.

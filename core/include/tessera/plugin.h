@@ -43,7 +43,7 @@
 #include "tessera/frontend.h"
 #include "tessera/pass.h"
 
-#define TESSERA_PLUGIN_ABI_VERSION 4
+#define TESSERA_PLUGIN_ABI_VERSION 5
 #define TESSERA_PLUGIN_ENTRY_POINT "tesseraGetPluginInfo"
 
 namespace tessera {

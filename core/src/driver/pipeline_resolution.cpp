@@ -263,9 +263,39 @@ class Resolver {
           backend->options, given, fmt::format("backend '{}'", backend->name),
           diagnostics_);
       if (options) pipeline.info.backend_options = std::move(*options);
+      if (request_.need_backend) AddLoweringPasses(*backend, pipeline);
     } else {
       // Not loaded (and not needed): pass the values on unchecked.
       pipeline.info.backend_options = UncheckedOptions(given);
+    }
+  }
+
+  // The backend's lowering passes run after the config's, with their
+  // default options (a backend chooses them, not the user); errors point
+  // at the config's backend line.
+  void AddLoweringPasses(const BackendInfo& backend,
+                         ResolvedPipeline& pipeline) {
+    for (const std::string& name : backend.lowering_passes) {
+      const PassInfo* info = registry_.FindPass(name);
+      if (info == nullptr) {
+        diagnostics_.Error(
+            config_.backend->file, config_.backend->loc,
+            fmt::format("backend '{}' lowers through pass '{}', which no "
+                        "loaded plugin registers",
+                        backend.name, name));
+        continue;
+      }
+      std::vector<std::string> unknown;
+      ResolveContract(*info, &unknown);
+      ReportUnknownProperties("pass", name, unknown, config_.backend->file,
+                              config_.backend->loc);
+      ResolvedPass pass;
+      pass.info = info;
+      pass.options = DefaultOptions(info->options);
+      pass.file = config_.backend->file;
+      pass.loc = config_.backend->loc;
+      pipeline.passes.push_back(std::move(pass));
+      pipeline.info.lowering_passes.push_back(name);
     }
   }
 
@@ -393,7 +423,10 @@ PropertyContract ResolveContract(const PassInfo& info,
   PropertyContract contract;
   contract.required = ResolveProperties(info.required, unknown);
   contract.produced = ResolveProperties(info.produced, unknown);
-  contract.invalidated = ResolveProperties(info.invalidated, unknown);
+  // A property no loaded plugin registers cannot be claimed: invalidating
+  // it is a no-op, not an error (a backend's lowering pass names the
+  // properties of passes that may not be in this build).
+  contract.invalidated = ResolveProperties(info.invalidated, nullptr);
   return contract;
 }
 

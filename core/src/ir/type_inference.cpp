@@ -79,26 +79,25 @@ Type ValueOf(DType dtype, bool tensor, Shape shape) {
 }
 
 // Required / optional attribute readers with clear messages.
-absl::StatusOr<int64_t> IntAttr(OpKind op, std::span<const Attr> attrs,
-                                std::string_view name) {
+template <typename T>
+absl::StatusOr<T> TypedAttr(OpKind op, std::span<const Attr> attrs,
+                            std::string_view name, std::string_view what) {
   const Attr* attr = FindAttr(attrs, name);
   if (attr == nullptr) {
     return Error(fmt::format("'{}' needs attribute '{}'", OpName(op), name));
   }
-  if (const int64_t* value = std::get_if<int64_t>(&attr->value)) return *value;
+  if (const T* value = std::get_if<T>(&attr->value)) return *value;
   return Error(
-      fmt::format("'{}' attribute '{}' must be an integer", OpName(op), name));
+      fmt::format("'{}' attribute '{}' must be {}", OpName(op), name, what));
 }
 
+absl::StatusOr<int64_t> IntAttr(OpKind op, std::span<const Attr> attrs,
+                                std::string_view name) {
+  return TypedAttr<int64_t>(op, attrs, name, "an integer");
+}
 absl::StatusOr<DType> DTypeAttr(OpKind op, std::span<const Attr> attrs,
                                 std::string_view name) {
-  const Attr* attr = FindAttr(attrs, name);
-  if (attr == nullptr) {
-    return Error(fmt::format("'{}' needs attribute '{}'", OpName(op), name));
-  }
-  if (const DType* value = std::get_if<DType>(&attr->value)) return *value;
-  return Error(
-      fmt::format("'{}' attribute '{}' must be a dtype", OpName(op), name));
+  return TypedAttr<DType>(op, attrs, name, "a dtype");
 }
 
 absl::StatusOr<Shape> ShapeAttr(OpKind op, std::span<const Attr> attrs) {
@@ -583,12 +582,14 @@ absl::StatusOr<Type> InferConstruct(OpKind op, const OperandTypes& types,
                                     std::span<const Attr> attrs) {
   switch (op) {
     case OpKind::kCast: {
-      if (auto status = ExpectValue(op, types[0], 0); !status.ok()) {
+      const bool ref = types[0].is_ref();  // on the host: a whole array
+      if (auto status = ExpectValue(op, types[0], 0); !ref && !status.ok()) {
         return status;
       }
       auto dtype = DTypeAttr(op, attrs, "dtype");
       if (!dtype.ok()) return dtype.status();
-      return ValueOf(*dtype, types[0].is_tensor(), types[0].shape);
+      return ref ? Type::Ref(*dtype, types[0].shape)
+                 : ValueOf(*dtype, types[0].is_tensor(), types[0].shape);
     }
     case OpKind::kBroadcastTo: {
       // A ref too: a host view (broadcast_tensors of kernel arguments).

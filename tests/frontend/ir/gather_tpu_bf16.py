@@ -1,7 +1,7 @@
 # Rows of a 16-bit table cannot be gathered on the TPU as they are (a packed
 # row at a data-dependent offset is E2003, UnprovenMemoryAccessAlignment, in
 # libtpu): the table is gathered as f32 (`t_wide`) and each row read cast
-# back to bf16 (backends/pallas_common/wide_gathers.h).
+# back to bf16 (the tpu-wide-gathers pass, pallas_tpu/passes/wide_gathers.h).
 # RUN: --emit=code -o - --arg idx=i32[256] --arg t=bf16[512,256]
 import torch
 import helion

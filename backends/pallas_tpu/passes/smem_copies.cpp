@@ -221,39 +221,36 @@ class IndexInliner {
 
 }  // namespace
 
-std::optional<Module> PassIndexRefsTwice(const Module& module,
-                                         const Function& host) {
+bool PassIndexRefsTwice(Module& module, Function& host) {
   const std::optional<LaunchedDevice> launched =
       FindLaunchedDevice(module, host);
-  if (!launched) return std::nullopt;
+  if (!launched) return false;
   const Function* device = launched->device;
   const std::set<std::string> both =
       RefsReadBothWays(*device, TensorDefinitions(*device));
-  if (both.empty()) return std::nullopt;
+  if (both.empty()) return false;
 
-  Module copy = CloneModule(module);
-  Function& new_host = *copy.FindFunction(host.name);
-  Function& new_device = *copy.FindFunction(device->name);
-  Stmt* new_launch = FindTopLevelLaunch(new_host);
-  const size_t grid_rank = new_launch->dims.size();
+  Function& rewritten = *module.FindFunction(device->name);
+  Stmt* launch = FindTopLevelLaunch(host);
+  const size_t grid_rank = launch->dims.size();
   std::map<std::string, Value> copies;
-  const size_t params = new_device.params.size();
+  const size_t params = rewritten.params.size();
   for (size_t i = grid_rank; i < params; ++i) {
-    const Value param = new_device.params[i];
+    const Value param = rewritten.params[i];
     if (!both.count(param.name)) continue;
-    const Expr& operand = *new_launch->operands[i - grid_rank];
-    const Value smem{FreshName(new_device, param.name + "_smem"), param.type};
-    new_device.params.push_back(smem);
-    new_launch->operands.push_back(CloneExpr(operand));
+    const Expr& operand = *launch->operands[i - grid_rank];
+    const Value smem{FreshName(rewritten, param.name + "_smem"), param.type};
+    rewritten.params.push_back(smem);
+    launch->operands.push_back(CloneExpr(operand));
     copies[param.name] = smem;
   }
-  const std::map<std::string, const Expr*> defs = TensorDefinitions(new_device);
+  const std::map<std::string, const Expr*> defs = TensorDefinitions(rewritten);
   IndexInliner inliner(defs, copies);
   // One index at a time: a rewritten index reads the copies only, and
   // replacing a subtree never invalidates the definitions (statement roots).
   for (bool changed = true; changed;) {
     changed = false;
-    WalkStmts(new_device.body, [&](Stmt& stmt) {
+    WalkStmts(rewritten.body, [&](Stmt& stmt) {
       if (changed) return;
       changed = RewriteFirstGatherIndex(stmt, [&](Index& index) {
         if (!inliner.Reaches(*index.expr)) return false;
@@ -262,7 +259,7 @@ std::optional<Module> PassIndexRefsTwice(const Module& module,
       });
     });
   }
-  return copy;
+  return true;
 }
 
 }  // namespace tessera::pallas

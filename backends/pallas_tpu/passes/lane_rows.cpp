@@ -190,11 +190,10 @@ std::optional<size_t> UnitSublaneDim(const Function& device, const Value& ref) {
 
 }  // namespace
 
-std::optional<Module> CarryRank1RefsAsRows(const Module& module,
-                                           const Function& host) {
+bool CarryRank1RefsAsRows(Module& module, Function& host) {
   const std::optional<LaunchedDevice> launched =
       FindLaunchedDevice(module, host);
-  if (!launched) return std::nullopt;
+  if (!launched) return false;
   const Stmt* launch = launched->launch;
   const Function* device = launched->device;
   const size_t grid_rank = launched->grid_rank();
@@ -210,7 +209,7 @@ std::optional<Module> CarryRank1RefsAsRows(const Module& module,
       rows[param.name] = *unit_dim;
     }
   }
-  if (rows.empty()) return std::nullopt;
+  if (rows.empty()) return false;
   std::set<std::string> written;
   WalkStmts(device->body, [&](const Stmt& stmt) {
     if ((stmt.kind == StmtKind::kStore || stmt.kind == StmtKind::kAtomic) &&
@@ -219,12 +218,10 @@ std::optional<Module> CarryRank1RefsAsRows(const Module& module,
     }
   });
 
-  Module copy = CloneModule(module);
-  Function* copied_host = copy.FindFunction(host.name);
-  Function* copied_device = copy.FindFunction(device->name);
-  RewriteDevice(*copied_device, rows);
-  RewriteHost(*copied_host, *copied_device, grid_rank, rows, written);
-  return copy;
+  Function& rewritten = *module.FindFunction(device->name);
+  RewriteDevice(rewritten, rows);
+  RewriteHost(host, rewritten, grid_rank, rows, written);
+  return true;
 }
 
 }  // namespace tessera::pallas

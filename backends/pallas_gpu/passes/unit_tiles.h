@@ -11,18 +11,14 @@
 // it from every value.
 #pragma once
 
-#include <optional>
-
 #include "tessera/ir/ir.h"
 
 namespace tessera::pallas {
 
-// A copy of `module` whose device function (launched by `host`) has its
-// unit grid tile's dim squeezed, or nullopt when the kernel is not of that
-// form: every access's first index the tile, every value of rank 2 or more
+// The device function launched by `host` gets its unit grid tile's dim
+// squeezed; false (nothing changed) when the kernel is not of that form: every access's first index the tile, every value of rank 2 or more
 // with a leading dim of 1, and only ops whose axes the rewrite renumbers
 // (elementwise, reductions, dots, casts, transposes, subscripts, full).
-std::optional<Module> SqueezeUnitBatchTile(const Module& module,
-                                           const Function& host);
+bool SqueezeUnitBatchTile(Module& module, const Function& host);
 
 }  // namespace tessera::pallas

@@ -171,12 +171,11 @@ void RewriteHost(Function& host, size_t grid_rank, const Function& device,
 
 }  // namespace
 
-std::optional<Module> WidenPackedGatherTables(const Module& module,
-                                              const Function& host,
-                                              const PallasTarget& target) {
+bool WidenPackedGatherTables(Module& module, Function& host,
+                             const PallasTarget& target) {
   const std::optional<LaunchedDevice> launched =
       FindLaunchedDevice(module, host);
-  if (!launched) return std::nullopt;
+  if (!launched) return false;
   const Function& device = *launched->device;
   const size_t grid_rank = launched->grid_rank();
   std::set<std::string> gathered, written, atomic;
@@ -193,13 +192,11 @@ std::optional<Module> WidenPackedGatherTables(const Module& module,
     std::optional<DType> dtype = WideDType(param.type.dtype);
     if (dtype && !target.GatherRowsProblem(*dtype)) wide[param.name] = *dtype;
   }
-  if (wide.empty()) return std::nullopt;
-  Module copy = CloneModule(module);
-  Function* copied_host = copy.FindFunction(host.name);
-  Function* copied_device = copy.FindFunction(device.name);
-  RewriteDevice(*copied_device, wide);
-  RewriteHost(*copied_host, grid_rank, *copied_device, wide, written);
-  return copy;
+  if (wide.empty()) return false;
+  Function& rewritten = *module.FindFunction(device.name);
+  RewriteDevice(rewritten, wide);
+  RewriteHost(host, grid_rank, rewritten, wide, written);
+  return true;
 }
 
 }  // namespace tessera::pallas

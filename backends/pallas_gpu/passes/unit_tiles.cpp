@@ -184,11 +184,10 @@ class UnitTileRewrite {
 
 }  // namespace
 
-std::optional<Module> SqueezeUnitBatchTile(const Module& module,
-                                           const Function& host) {
+bool SqueezeUnitBatchTile(Module& module, const Function& host) {
   const std::optional<LaunchedDevice> launched =
       FindLaunchedDevice(module, host);
-  if (!launched) return std::nullopt;
+  if (!launched) return false;
   const Function* device = launched->device;
   for (size_t i = 0; i < launched->grid_rank() && i < device->params.size();
        ++i) {
@@ -198,13 +197,12 @@ std::optional<Module> SqueezeUnitBatchTile(const Module& module,
       continue;
     }
     if (!UnitTileCheck(tile.name).Block(device->body)) continue;
-    Module copy = CloneModule(module);
-    Function* squeezed = copy.FindFunction(device->name);
+    Function* squeezed = module.FindFunction(device->name);
     const Value tile_param = squeezed->params[i];
     UnitTileRewrite(tile_param).Block(squeezed->body);
-    return copy;
+    return true;
   }
-  return std::nullopt;
+  return false;
 }
 
 }  // namespace tessera::pallas

@@ -12,18 +12,15 @@
 // sublane dim) is illegal, while (1, 1, n) of (b, 1, m) blocks a leading dim.
 #pragma once
 
-#include <optional>
-
 #include "tessera/ir/ir.h"
 
 namespace tessera::pallas {
 
-// A copy of `module` in which every such ref parameter of the device
-// function that `host` launches gains the unit dim ([1, n], or [.., 1, n]
-// before the last dim), every access to it an index 0 there, and `host`
-// reshapes the array before the launch and back after it. nullopt when the
-// kernel has no such ref (the module is then emitted as it is).
-std::optional<Module> CarryRank1RefsAsRows(const Module& module,
-                                           const Function& host);
+// Every such ref parameter of the device function that `host` launches
+// gains the unit dim ([1, n], or [.., 1, n] before the last dim), every
+// access to it an index 0 there, and `host` reshapes the array before the
+// launch and back after it. False (nothing changed) when the kernel has no
+// such ref.
+bool CarryRank1RefsAsRows(Module& module, Function& host);
 
 }  // namespace tessera::pallas

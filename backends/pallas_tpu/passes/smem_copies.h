@@ -15,15 +15,12 @@
 // load is replaced by its definition, with the load retargeted.
 #pragma once
 
-#include <optional>
-
 #include "tessera/ir/ir.h"
 
 namespace tessera::pallas {
 
-// A copy of `module` in which every such ref of the device function that
-// `host` launches is passed twice (above); nullopt when there is none.
-std::optional<Module> PassIndexRefsTwice(const Module& module,
-                                         const Function& host);
+// Every such ref of the device function that `host` launches is passed
+// twice (above). False (nothing changed) when there is none.
+bool PassIndexRefsTwice(Module& module, Function& host);
 
 }  // namespace tessera::pallas

@@ -14,19 +14,16 @@
 // scratch already.
 #pragma once
 
-#include <optional>
-
 #include "target.h"
 #include "tessera/ir/ir.h"
 
 namespace tessera::pallas {
 
-// A copy of `module` in which every ref parameter that the device function
-// `host` launches gathers or scatters rows of, and whose dtype `target` cannot
-// gather, is passed widened and read in its own dtype; nullopt when there is
+// Every ref parameter that the device function `host` launches gathers or
+// scatters rows of, and whose dtype `target` cannot gather, is passed
+// widened and read in its own dtype. False (nothing changed) when there is
 // none (or the wide dtype cannot be gathered either).
-std::optional<Module> WidenPackedGatherTables(const Module& module,
-                                              const Function& host,
-                                              const PallasTarget& target);
+bool WidenPackedGatherTables(Module& module, Function& host,
+                             const PallasTarget& target);
 
 }  // namespace tessera::pallas
