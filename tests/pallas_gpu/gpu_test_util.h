@@ -47,9 +47,9 @@ inline Result Emit(const std::string& text, GpuModuleOptions options = {}) {
   // launcher), then Emit.
   PipelineInfo pipeline;
   pipeline.backend_options.Set(
-      "launcher", std::string(options.launcher == Launcher::kMosaicGpu
-                                  ? "mosaic"
-                                  : "triton"));
+      "launcher",
+      std::string(options.launcher == Launcher::kMosaicGpu ? "mosaic"
+                                                           : "triton"));
   const OptionMap no_options;
   for (const PassInfo& info : GpuLoweringPasses()) {
     PassContext context(diagnostics, no_options, pipeline);

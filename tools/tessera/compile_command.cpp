@@ -245,7 +245,8 @@ absl::Status CheckPrintAfterNames(const CliOptions& options,
   bool ok = true;
   // What the pass manager runs: the config's passes, then the backend's.
   std::vector<std::string> run;
-  for (const ResolvedPass& pass : pipeline.passes) run.push_back(pass.info->name);
+  for (const ResolvedPass& pass : pipeline.passes)
+    run.push_back(pass.info->name);
   for (const std::string& name : options.print_ir_after) {
     if (std::find(run.begin(), run.end(), name) != run.end()) continue;
     std::string message =

@@ -16,9 +16,10 @@
 namespace tessera::pallas {
 
 // The device function launched by `host` gets its unit grid tile's dim
-// squeezed; false (nothing changed) when the kernel is not of that form: every access's first index the tile, every value of rank 2 or more
-// with a leading dim of 1, and only ops whose axes the rewrite renumbers
-// (elementwise, reductions, dots, casts, transposes, subscripts, full).
+// squeezed; false (nothing changed) when the kernel is not of that form: every
+// access's first index the tile, every value of rank 2 or more with a leading
+// dim of 1, and only ops whose axes the rewrite renumbers (elementwise,
+// reductions, dots, casts, transposes, subscripts, full).
 bool SqueezeUnitBatchTile(Module& module, const Function& host);
 
 }  // namespace tessera::pallas

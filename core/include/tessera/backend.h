@@ -78,8 +78,8 @@ struct BackendInfo {
   std::vector<OptionSpec> options;
   // The backend's lowering passes, by registered pass name: the
   // target-motivated IR->IR rewrites its Emit expects to have run (a
-  // compiler's lowering stages, in our terms). The pass manager runs them after the
-  // config's passes, in this order, with verify-each, --print-ir-after-all
+  // compiler's lowering stages, in our terms). The pass manager runs them after
+  // the config's passes, in this order, with verify-each, --print-ir-after-all
   // and --timing like any pass, whenever the backend is part of the
   // pipeline. A pass that applies only under some of the backend's options
   // (a launcher) reads them from PipelineInfo::backend_options and leaves
