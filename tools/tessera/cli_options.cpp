@@ -32,7 +32,8 @@ constexpr FlagSpec kFlags[] = {
      "default: stdout for --emit=ir, the current directory for code"},
     {"-o", "FILE", kTune,
      "write the tuned config (TOML) that `tessera compile --config` reads "
-     "to FILE ('-' = stdout); default: none written"},
+     "to FILE ('-' = stdout, the table then on stderr); default: none "
+     "written"},
     {"--output", "OUT", kCompile | kTune, "same as -o"},
     {"--emit", "ir|code|report", kCompile,
      "'code' (default) runs the backend; 'ir' prints the IR after the "

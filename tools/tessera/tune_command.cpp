@@ -2,6 +2,7 @@
 // backend's cost model, the best checked by the real TPU compiler (a few
 // Python processes at once, libtpu loaded once in each), written as a
 // config `tessera compile --config` reads (docs/tuning.md).
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -227,7 +228,14 @@ class CheckProgress : public BatchObserver {
   std::string status_;  // the status line shown, "" none
 };
 
+// The CPUs this process may run on (a container's or taskset's share,
+// which hardware_concurrency does not see).
 size_t DefaultJobs() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+    return static_cast<size_t>(CPU_COUNT(&set));
+  }
   const unsigned cpus = std::thread::hardware_concurrency();
   return cpus == 0 ? 1 : cpus;
 }
