@@ -79,8 +79,9 @@ def main(argv):
         for tpu in GENERATIONS:
             best, own, seconds, searched = tune(args.tessera, kernel, tpu)
             if best is None:
+                why = own.split("not tuned: ")[-1].split("the first: ")[-1]
                 lines.append(f"| {kernel} | {shape_text} | {tpu} | not tuned: "
-                             f"{own.split('the first: ')[-1]} |" + " |" * 10)
+                             f"{why} |" + " |" * 10)
                 print(lines[-1], flush=True)
                 continue
             speedup = _seconds(own[2]) / _seconds(best[2])

@@ -19,9 +19,11 @@ kernel line whose code the compiler rejected (the generated module's
                            the one the module was generated for
 
   --results FILE           several modules in one process (`tessera tune`
-                           checks its best candidates so): one line per
-                           module and generation in FILE, tab-separated:
-                           ok|rejected, the module, the detail
+                           checks its best candidates so, a share of them
+                           per process): one line per module and
+                           generation in FILE, tab-separated: ok|rejected,
+                           the module, the detail; each module's lines are
+                           written once it is checked
   --measure N              with --results, on a host whose jax.devices()
                            has a TPU: also time the first N modules (a
                            warm-up call, then 20 timed calls, the median in
@@ -106,8 +108,12 @@ def compiler_error(error):
     """The compiler's verdict in one line: the first line naming an error code
     or a failure, else the exception's first line."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    for line in lines:
+    for index, line in enumerate(lines):
         if re.search(r"\bE\d{4}\b|RESOURCE_EXHAUSTED|error:|Mosaic failed", line):
+            # "E1001: CompileTimeScopedVmemOom:" says what, its next line how
+            # much: without it the verdict does not say what to change.
+            if line.endswith(":") and index + 1 < len(lines):
+                line = f"{line} {lines[index + 1]}"
             return f"{type(error).__name__}: {line}"[:400]
     first = lines[0] if lines else ""
     return f"{type(error).__name__}: {first}"[:400]
@@ -242,7 +248,16 @@ def main(argv):
 def verify_batch(args, dump_dir):
     """Every module in this one process (libtpu loads once); a verdict line
     per module and generation in args.results."""
+    # Each module's lines are written as soon as it is checked: `tessera
+    # tune` reads the file while this runs to show its progress.
+    results = args.results.open("w", encoding="utf-8")
     lines = []
+
+    def flush():
+        results.write("".join(line.replace("\n", " ") + "\n" for line in lines))
+        results.flush()
+        lines.clear()
+
     measure_on = None
     if args.measure:
         import jax
@@ -268,6 +283,7 @@ def verify_batch(args, dump_dir):
             specs = argument_specs(function, given, module_path)
         except (ValueError, OSError, SyntaxError, AttributeError) as error:
             lines.append(f"rejected\t{path}\t{error}")
+            flush()
             continue
         compiles = True
         for generation in args.tpu or [generated_for]:
@@ -281,7 +297,9 @@ def verify_batch(args, dump_dir):
         if compiles and measure_on is not None and index < args.measure:
             micros = measure(function, specs, measure_on, MEASURED_RUNS)
             lines.append(f"measured\t{path}\t{micros:.2f}")
-    args.results.write_text("".join(line.replace("\n", " ") + "\n" for line in lines))
+        flush()
+    flush()
+    results.close()
     return 0
 
 

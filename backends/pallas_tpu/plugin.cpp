@@ -2,6 +2,8 @@
 // module per kernel out. The inner-loop strategy is the `launcher` option.
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "fmt/format.h"
@@ -102,6 +104,7 @@ class PallasTpuBackend : public Backend {
     std::optional<ModuleOptions> module_options = ReadOptions(ctx);
     if (!module_options) return absl::InvalidArgumentError("bad options");
     bool failed = false;
+    std::vector<std::pair<const Function*, std::string>> unestimated;
     for (const Function& function : module.functions) {
       if (function.kind != FunctionKind::kHost) continue;
       KernelCost cost;
@@ -114,12 +117,22 @@ class PallasTpuBackend : public Backend {
       files.push_back(*std::move(file));
       if (estimates == nullptr) continue;
       if (!cost.estimate) {
-        ctx.diagnostics().Error(module.source_file, function.loc,
-                                NoEstimateMessage(function, cost.problem));
-        failed = true;
+        unestimated.emplace_back(&function, cost.problem);
         continue;
       }
       estimates->push_back(*std::move(cost.estimate));
+    }
+    // A kernel without an estimate does not take its siblings' report with
+    // it: it is a warning while another kernel has one, an error otherwise.
+    for (const auto& [function, problem] : unestimated) {
+      const std::string message = NoEstimateMessage(*function, problem);
+      if (estimates->empty()) {
+        ctx.diagnostics().Error(module.source_file, function->loc, message);
+        failed = true;
+      } else {
+        ctx.diagnostics().Warning(module.source_file, function->loc,
+                                  message + "; the report covers the others");
+      }
     }
     if (failed) {
       return absl::InvalidArgumentError("pallas-tpu code generation failed");

@@ -1,5 +1,6 @@
 #include "cli_options.h"
 
+#include <cerrno>
 #include <cstdlib>
 #include <map>
 #include <string_view>
@@ -31,7 +32,8 @@ constexpr FlagSpec kFlags[] = {
      "default: stdout for --emit=ir, the current directory for code"},
     {"-o", "FILE", kTune,
      "write the tuned config (TOML) that `tessera compile --config` reads "
-     "to FILE ('-' = stdout); default: none written"},
+     "to FILE ('-' = stdout, the table then on stderr); default: none "
+     "written"},
     {"--output", "OUT", kCompile | kTune, "same as -o"},
     {"--emit", "ir|code|report", kCompile,
      "'code' (default) runs the backend; 'ir' prints the IR after the "
@@ -44,8 +46,13 @@ constexpr FlagSpec kFlags[] = {
      "set the backend option 'launcher'"},
     {"--launchers", "A,B,...", kTune,
      "launchers to search (default: unroll,emit_pipeline,fori_loop)"},
-    {"--top", "N", kTune,
-     "candidates to show and compile with the real TPU compiler (default 10)"},
+    {"--top", "N", kTune, "candidates to show (default 10)"},
+    {"--verify-top", "N", kTune,
+     "the best N the real TPU compiler checks (default: --top; 0 = none, as "
+     "--no-verify-tpu)"},
+    {"--jobs", "N", kTune,
+     "real TPU compiler checks run at once (default: the number of CPUs, at "
+     "most one per candidate)"},
     {"--measure", "N", kTune,
      "time the best N on the TPU of this host (needs jax.devices() to have "
      "one)"},
@@ -130,7 +137,8 @@ std::string FlagHelp(unsigned bit) {
 bool SingleValued(std::string_view name) {
   for (std::string_view single :
        {"--config", "-o", "--output", "--emit", "--report-format", "--passes",
-        "--launcher", "--kernel", "--top", "--measure", "--launchers"}) {
+        "--launcher", "--kernel", "--top", "--measure", "--launchers",
+        "--verify-top", "--jobs"}) {
     if (name == single) return true;
   }
   return false;
@@ -224,14 +232,25 @@ std::string Apply(const FlagSpec& flag, const std::string& value,
     options.verify_tpu = true;
   } else if (name == "--launchers") {
     options.tune.launchers = SplitList(value);
-  } else if (name == "--top" || name == "--measure") {
+  } else if (name == "--top" || name == "--measure" || name == "--verify-top" ||
+             name == "--jobs") {
+    // --jobs 0 is refused rather than read as "the default": a count the
+    // user wrote is taken as written.
+    const long least = name == "--jobs" ? 1 : 0;
     char* end = nullptr;
+    errno = 0;
     const long count = std::strtol(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || count < 0 || count > 1000) {
-      return fmt::format("{} expects a count (0-1000), got '{}'", name, value);
+    if (value.empty() || *end != '\0' || errno != 0 || count < least ||
+        count > 1000) {
+      return fmt::format("{} expects a {} ({}-1000), got '{}'", name,
+                         name == "--jobs" ? "job count" : "count", least,
+                         value);
     }
-    (name == "--top" ? options.tune.top : options.tune.measure) =
-        static_cast<int>(count);
+    int& target = name == "--top"          ? options.tune.top
+                  : name == "--measure"    ? options.tune.measure
+                  : name == "--verify-top" ? options.tune.verify_top
+                                           : options.tune.jobs;
+    target = static_cast<int>(count);
   } else if (name == "--kernel") {
     options.kernel = value;
   } else if (name == "--no-verify-tpu") {

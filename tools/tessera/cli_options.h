@@ -18,9 +18,13 @@ enum class ReportFormat { kText, kJson };
 // `tessera tune`: what to search and how far to check the winners.
 struct TuneOptions {
   std::vector<std::string> launchers;  // empty: every launcher
-  int top = 10;                        // rows shown and checked by libtpu
-  int measure = 0;                     // time the best N on a TPU host
-  bool verify_tpu = true;              // --no-verify-tpu skips libtpu
+  int top = 10;                        // rows shown
+  // Candidates the real compiler checks: -1 follows `top` (the checked rows
+  // are the shown ones unless asked otherwise); 0 skips the check.
+  int verify_top = -1;
+  int measure = 0;         // time the best N on a TPU host
+  bool verify_tpu = true;  // --no-verify-tpu skips libtpu
+  int jobs = 0;            // checker processes at once; 0: one per CPU
 };
 
 struct CliOptions {

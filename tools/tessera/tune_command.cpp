@@ -1,14 +1,20 @@
 // `tessera tune`: block sizes and a launcher per kernel, ranked by the
-// backend's cost model, the best checked by the real TPU compiler (one
-// Python process for all), written as a config `tessera compile --config`
-// reads (docs/tuning.md).
+// backend's cost model, the best checked by the real TPU compiler (a few
+// Python processes at once, libtpu loaded once in each), written as a
+// config `tessera compile --config` reads (docs/tuning.md).
+#include <sched.h>
 #include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include "compile_steps.h"
 #include "driver/pipeline_resolution.h"
@@ -137,29 +143,143 @@ std::string TunedToml(
   return out;
 }
 
-// The real compiler on the best candidates, one Python process for all.
+// The checker's error with the candidate's temporary folder dropped: the
+// folder is gone after the run, and the same error for two candidates
+// reads the same (the all-rejected summary counts equal texts).
+std::string WithoutTemporaryPath(std::string detail, const fs::path& dir) {
+  for (std::string folder :
+       {dir.string(), fs::weakly_canonical(dir).string()}) {
+    folder += "/";
+    for (size_t at = detail.find(folder); at != std::string::npos;
+         at = detail.find(folder, at)) {
+      // Up to the module's own name: candidate_N/<kernel>_pallas.py.
+      const size_t slash = detail.find('/', at + folder.size());
+      detail.erase(at,
+                   slash == std::string::npos ? folder.size() : slash + 1 - at);
+    }
+  }
+  return detail;
+}
+
+// The real compiler's progress on stderr: a line per checked candidate
+// and, on a terminal, a status line that keeps the elapsed time ticking
+// (a check of large kernels takes tens of seconds, and a silent minute
+// looks like a hang).
+class CheckProgress : public BatchObserver {
+ public:
+  CheckProgress(const std::string& kernel, std::vector<std::string> labels,
+                size_t jobs, fs::path dir)
+      : kernel_(kernel),
+        labels_(std::move(labels)),
+        dir_(std::move(dir)),
+        jobs_(jobs),
+        terminal_(::isatty(STDERR_FILENO) == 1),
+        start_(Clock::now()) {
+    std::cerr << fmt::format(
+        "tune: {}: checking the best {} with the real TPU compiler (libtpu, "
+        "deviceless), {} at once\n",
+        kernel_, labels_.size(), jobs_);
+    Status();
+  }
+  ~CheckProgress() override { ClearStatus(); }
+
+  void Checked(size_t index,
+               const std::vector<BatchVerdict>& verdicts) override {
+    ++done_;
+    std::string verdict = "compiles";
+    for (const BatchVerdict& line : verdicts) {
+      if (line.kind == "rejected") {
+        verdict = "REJECTED: " + WithoutTemporaryPath(line.detail, dir_);
+      }
+    }
+    ClearStatus();
+    std::cerr << fmt::format("tune: {}: [{}/{}] {}: {} ({:.1f} s)\n", kernel_,
+                             done_, labels_.size(), labels_[index], verdict,
+                             Elapsed());
+    Status();
+  }
+  void Waiting() override { Status(); }
+
+ private:
+  double Elapsed() const {
+    return std::chrono::duration<double>(Clock::now() - start_).count();
+  }
+  void Status() {
+    if (!terminal_) return;
+    const std::string line =
+        fmt::format("tune: {}: [{}/{}] checking ... {:.0f} s", kernel_, done_,
+                    labels_.size(), Elapsed());
+    if (line == status_) return;
+    std::cerr << "\r\033[K" << line << std::flush;
+    status_ = line;
+  }
+  void ClearStatus() {
+    if (terminal_ && !status_.empty()) std::cerr << "\r\033[K" << std::flush;
+    status_.clear();
+  }
+
+  std::string kernel_;
+  std::vector<std::string> labels_;  // per module: its rank and blocks
+  fs::path dir_;                     // the modules' temporary folder
+  size_t jobs_;
+  bool terminal_;
+  Clock::time_point start_;
+  size_t done_ = 0;
+  std::string status_;  // the status line shown, "" none
+};
+
+// The CPUs this process may run on (a container's or taskset's share,
+// which hardware_concurrency does not see).
+size_t DefaultJobs() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+    return static_cast<size_t>(CPU_COUNT(&set));
+  }
+  const unsigned cpus = std::thread::hardware_concurrency();
+  return cpus == 0 ? 1 : cpus;
+}
+
+// The real compiler on the best candidates, `jobs` Python processes at once.
 absl::Status CheckWithCompiler(KernelSearch& search,
                                std::vector<Candidate>& top,
                                const PipelineInfo& info, int measure,
-                               std::string& note,
+                               size_t jobs, std::string& note,
                                DiagnosticEngine& diagnostics) {
   std::error_code error;
   const fs::path dir =
       fs::temp_directory_path() / fmt::format("tessera-tune-{}", ::getpid());
   fs::create_directories(dir, error);
   std::vector<std::string> modules;
+  std::vector<size_t> checked;  // index in `top` of each module
   for (size_t i = 0; i < top.size(); ++i) {
     absl::StatusOr<std::string> code = search.Code(top[i]);
+    if (!code.ok()) {
+      // Its own verdict: the generator failed, not the real compiler.
+      top[i].tpu_verdict = std::string(code.status().message());
+      continue;
+    }
     // <kernel>_pallas.py: the name the verifier finds the kernel's --arg by.
     const fs::path path =
         dir / fmt::format("candidate_{}", i) / (search.kernel() + "_pallas.py");
     fs::create_directories(path.parent_path(), error);
-    std::ofstream(path) << (code.ok() ? *code
-                                      : std::string("raise SystemExit"));
+    std::ofstream(path) << *code;
     modules.push_back(path.string());
+    checked.push_back(i);
   }
-  absl::StatusOr<std::vector<BatchVerdict>> verdicts =
-      VerifyBatchOnTpu(modules, info, measure);
+  std::vector<std::string> labels;
+  for (size_t i : checked) {
+    labels.push_back(fmt::format("rank {} {} {}", i + 1, top[i].launcher,
+                                 Blocks(top[i].block_sizes)));
+  }
+  absl::StatusOr<std::vector<BatchVerdict>> verdicts = [&] {
+    using Verdicts = absl::StatusOr<std::vector<BatchVerdict>>;
+    if (modules.empty()) return Verdicts(std::vector<BatchVerdict>{});
+    CheckProgress progress(search.kernel(), std::move(labels),
+                           std::min(jobs, modules.size()), dir);
+    return VerifyBatchOnTpu(modules, info, measure, static_cast<int>(jobs),
+                            &progress);
+  }();
   fs::remove_all(dir, error);
   if (!verdicts.ok()) {
     diagnostics.Error("", {}, std::string(verdicts.status().message()));
@@ -170,15 +290,200 @@ absl::Status CheckWithCompiler(KernelSearch& search,
       note = verdict.detail;
       continue;
     }
-    for (size_t i = 0; i < modules.size(); ++i) {
-      if (modules[i] != verdict.module) continue;
-      if (verdict.kind == "ok" && !top[i].tpu_verdict) top[i].tpu_verdict = "";
-      if (verdict.kind == "rejected") top[i].tpu_verdict = verdict.detail;
+    for (size_t m = 0; m < modules.size(); ++m) {
+      if (modules[m] != verdict.module) continue;
+      Candidate& candidate = top[checked[m]];
+      if (verdict.kind == "ok" && !candidate.tpu_verdict) {
+        candidate.tpu_verdict = "";
+      }
+      if (verdict.kind == "rejected") {
+        candidate.tpu_verdict = WithoutTemporaryPath(verdict.detail, dir);
+      }
       if (verdict.kind == "measured") {
-        top[i].measured_us = std::strtod(verdict.detail.c_str(), nullptr);
+        candidate.measured_us = std::strtod(verdict.detail.c_str(), nullptr);
       }
     }
   }
+  return absl::OkStatus();
+}
+
+// Why every checked candidate was rejected: the compiler's most common
+// error (ties: the best-ranked one's), and the best one's when it differs.
+std::string RejectionSummary(const std::vector<Candidate>& checked) {
+  std::map<std::string, int> counts;
+  for (const Candidate& candidate : checked) {
+    if (candidate.tpu_verdict) ++counts[*candidate.tpu_verdict];
+  }
+  std::string common;
+  int most = 0;
+  for (const Candidate& candidate : checked) {
+    if (!candidate.tpu_verdict) continue;
+    const int count = counts[*candidate.tpu_verdict];
+    if (count > most) {
+      most = count;
+      common = *candidate.tpu_verdict;
+    }
+  }
+  std::string text = fmt::format("{} of {}: {}", most, checked.size(), common);
+  if (!checked.empty() && checked.front().tpu_verdict &&
+      *checked.front().tpu_verdict != common) {
+    text += fmt::format("; the best-ranked: {}", *checked.front().tpu_verdict);
+  }
+  return text;
+}
+
+// Argument types for one kernel's search: a type given for a parameter of
+// a sibling kernel only is not this kernel's (its frontend, which lowers
+// this kernel alone, would take it for a misspelt name).
+std::map<std::string, std::string> ArgsOfKernel(
+    const Module& module, const std::string& kernel,
+    const std::map<std::string, std::string>& args) {
+  std::set<std::string> own, siblings;
+  for (const Function& function : module.functions) {
+    for (const Value& param : function.params) {
+      (function.name == kernel ? own : siblings).insert(param.name);
+    }
+  }
+  std::map<std::string, std::string> kept;
+  for (const auto& [name, type] : args) {
+    if (own.count(name) || !siblings.count(name)) kept.emplace(name, type);
+  }
+  return kept;
+}
+
+}  // namespace
+
+namespace {
+
+// One kernel's search, check and table; a kernel that cannot be tuned
+// (no estimate, every candidate rejected) sets `skipped` to why, which is
+// not an error of the run while a sibling is tuned.
+absl::Status TuneKernel(const CliOptions& options, const std::string& text,
+                        ResolvedPipeline& pipeline,
+                        const std::vector<std::string>& launchers,
+                        const std::string& kernel, std::ostream& out,
+                        std::optional<Candidate>& winner, std::string& skipped,
+                        DiagnosticEngine& diagnostics) {
+  const std::string tpu = pipeline.info.backend_options.GetString("tpu", "");
+  const std::string own_launcher =
+      pipeline.info.backend_options.GetString("launcher", "");
+  const Clock::time_point start = Clock::now();
+  KernelSearch search(options.input, text, pipeline, kernel);
+  absl::StatusOr<std::vector<BlockSlot>> slots = search.DiscoverSlots();
+  if (!slots.ok()) {
+    skipped = std::string(slots.status().message());
+    return absl::OkStatus();
+  }
+  std::string own_why;
+  std::optional<Candidate> own = search.Evaluate({}, own_launcher, &own_why);
+  if (own) {
+    for (const BlockSlot& slot : *slots) {
+      own->block_sizes.push_back(slot.default_block);
+    }
+  }
+  SearchStats stats;
+  std::vector<Candidate> ranked = search.Rank(*slots, launchers, stats);
+  const double search_s =
+      std::chrono::duration<double>(Clock::now() - start).count();
+  if (ranked.empty()) {
+    // Without an estimate at its own blocks the kernel has none at any
+    // (symbolic shapes, a data-dependent loop): that is the reason, not
+    // the first candidate's legality error at some block the probe chose.
+    skipped = own ? fmt::format(
+                        "every candidate was rejected ({} enumerated); the "
+                        "first: {}",
+                        stats.enumerated, stats.first_rejection)
+                  : own_why;
+    return absl::OkStatus();
+  }
+  out << fmt::format("kernel {} on {}: block slots", kernel, tpu);
+  for (const BlockSlot& slot : *slots) {
+    out << fmt::format(" {}{}", fmt::join(slot.tiles, "+"),
+                       Blocks(slot.values));
+  }
+  out << fmt::format(
+      "\n  {} candidates: {} ranked, {} rejected by legality, {} "
+      "duplicates, {} inner blocks not dividing their tile; {:.2f} s\n",
+      stats.enumerated, ranked.size(), stats.rejected, stats.duplicates,
+      stats.nested, search_s);
+  const int verify_top = !options.tune.verify_tpu ? 0
+                         : options.tune.verify_top < 0
+                             ? options.tune.top
+                             : options.tune.verify_top;
+  const size_t checked_count =
+      std::min<size_t>(ranked.size(), static_cast<size_t>(verify_top));
+  std::vector<Candidate> checked(ranked.begin(),
+                                 ranked.begin() + checked_count);
+  std::string note;
+  if (!checked.empty()) {
+    const Clock::time_point verify_start = Clock::now();
+    // --measure times on this host's one TPU: one process, so that the
+    // timings do not disturb each other.
+    const size_t jobs =
+        options.tune.measure > 0
+            ? 1
+            : std::min(options.tune.jobs > 0
+                           ? static_cast<size_t>(options.tune.jobs)
+                           : DefaultJobs(),
+                       checked.size());
+    absl::Status status =
+        CheckWithCompiler(search, checked, pipeline.info, options.tune.measure,
+                          jobs, note, diagnostics);
+    if (!status.ok()) return status;
+    out << fmt::format(
+        "  real TPU compiler (libtpu, deviceless) on the top {}: {:.2f} s, {} "
+        "at once\n",
+        checked.size(),
+        std::chrono::duration<double>(Clock::now() - verify_start).count(),
+        jobs);
+    std::copy(checked.begin(), checked.end(), ranked.begin());
+  }
+  if (options.tune.measure > 0 && checked.empty()) {
+    note =
+        "needs the real compiler's check (drop --no-verify-tpu, or give "
+        "--verify-top N > 0)";
+  }
+  if (!note.empty()) out << "  --measure: " << note << "\n";
+
+  // The winner: the best-ranked candidate the real compiler accepts (or
+  // the fastest measured), or the model's best when nothing was checked.
+  const Candidate* best = nullptr;
+  for (size_t i = 0; i < std::max<size_t>(checked_count, 1); ++i) {
+    const Candidate& candidate = ranked[i];
+    if (candidate.tpu_verdict && !candidate.tpu_verdict->empty()) continue;
+    if (best == nullptr || (candidate.measured_us && best->measured_us &&
+                            *candidate.measured_us < *best->measured_us)) {
+      best = &candidate;
+    }
+  }
+  const size_t shown = std::min<size_t>(ranked.size(), options.tune.top);
+  out << fmt::format(
+      "  {:>4}  {:<14} {:<22} {:>11} {:<14} {:>6} "
+      "{:>13}  {}\n",
+      "rank", "launcher", "block_sizes", "modeled", "bound", "roof", "VMEM",
+      "real compiler");
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    if (i < shown || &ranked[i] == best) {
+      out << "  " << Row(static_cast<int>(i) + 1, ranked[i]) << "\n";
+    }
+  }
+  if (own) out << "  " << Row(-1, *own) << "\n";
+  // The compiler's own words for each rejected row: "REJECTED" alone does
+  // not say whether to fix the kernel, the shapes or the command.
+  for (size_t i = 0; i < checked_count; ++i) {
+    if (ranked[i].tpu_verdict && !ranked[i].tpu_verdict->empty()) {
+      out << fmt::format("  rank {} rejected: {}\n", i + 1,
+                         *ranked[i].tpu_verdict);
+    }
+  }
+  if (best == nullptr) {
+    skipped = fmt::format(
+        "the real TPU compiler rejected all {} checked candidates ({})",
+        checked_count, RejectionSummary(checked));
+    return absl::OkStatus();
+  }
+  out << "  " << WhyWinner(*best, own, ranked) << "\n";
+  winner = *best;
   return absl::OkStatus();
 }
 
@@ -205,8 +510,6 @@ absl::Status RunTune(const CliOptions& options, Session& session) {
   if (!resolved.ok()) return resolved.status();
   ResolvedPipeline& pipeline = *resolved;
   const std::string tpu = pipeline.info.backend_options.GetString("tpu", "");
-  const std::string own_launcher =
-      pipeline.info.backend_options.GetString("launcher", "");
   std::vector<std::string> launchers =
       options.tune.launchers.empty() ? kLaunchers : options.tune.launchers;
   for (const std::string& launcher : launchers) {
@@ -221,14 +524,15 @@ absl::Status RunTune(const CliOptions& options, Session& session) {
   }
 
   // The kernels of the file, from one compile with their own blocks.
+  if (!options.kernel.empty()) {
+    pipeline.info.selected_kernels = {options.kernel};
+  }
   absl::StatusOr<Module> module =
       ParseInput(options.input, pipeline, *text, false, diagnostics);
   if (!module.ok()) return module.status();
   std::vector<std::string> kernels;
   for (const Function& function : module->functions) {
-    if (options.kernel.empty() || function.name == options.kernel) {
-      kernels.push_back(function.name);
-    }
+    kernels.push_back(function.name);
   }
   if (kernels.empty()) {
     diagnostics.Error(
@@ -244,101 +548,55 @@ absl::Status RunTune(const CliOptions& options, Session& session) {
     command += fmt::format(" --arg {}={}", name, type);
   }
   command += " --tpu " + tpu;
+  // With the TOML on stdout, the report goes to stderr: `-o -` stays a
+  // config that can be piped.
+  const bool toml_to_stdout = options.output && *options.output == "-";
+  std::ostream& out = toml_to_stdout ? std::cerr : std::cout;
   std::vector<std::pair<std::string, Candidate>> winners;
+  std::vector<std::pair<std::string, std::string>> skipped;
+  const std::map<std::string, std::string> all_args =
+      pipeline.info.kernels["*"].args;
   for (const std::string& kernel : kernels) {
-    const Clock::time_point start = Clock::now();
-    KernelSearch search(options.input, *text, pipeline, kernel);
-    absl::StatusOr<std::vector<BlockSlot>> slots = search.DiscoverSlots();
-    if (!slots.ok()) {
-      diagnostics.Error(options.input, {},
-                        std::string(slots.status().message()));
-      return slots.status();
+    // Each kernel is lowered alone, so that a sibling without an estimate
+    // (or with shapes given for this kernel only) does not reject it.
+    pipeline.info.selected_kernels = {kernel};
+    pipeline.info.kernels["*"].args = ArgsOfKernel(*module, kernel, all_args);
+    std::optional<Candidate> winner;
+    std::string why;
+    absl::Status status = TuneKernel(options, *text, pipeline, launchers,
+                                     kernel, out, winner, why, diagnostics);
+    pipeline.info.kernels["*"].args = all_args;
+    if (!status.ok()) return status;
+    if (winner) {
+      winners.emplace_back(kernel, *winner);
+    } else {
+      skipped.emplace_back(kernel, why);
     }
-    std::optional<Candidate> own = search.Evaluate({}, own_launcher, nullptr);
-    if (own) {
-      for (const BlockSlot& slot : *slots) {
-        own->block_sizes.push_back(slot.default_block);
-      }
+  }
+  pipeline.info.selected_kernels.clear();
+  for (const auto& [kernel, why] : skipped) {
+    const std::string message =
+        fmt::format("kernel '{}' not tuned: {}", kernel, why);
+    const Function* function = module->FindFunction(kernel);
+    const SourceLoc loc = function != nullptr ? function->loc : SourceLoc{};
+    if (winners.empty()) {
+      diagnostics.Error(options.input, loc, message);
+    } else {
+      diagnostics.Warning(options.input, loc, message);
     }
-    SearchStats stats;
-    std::vector<Candidate> ranked = search.Rank(*slots, launchers, stats);
-    const double search_s =
-        std::chrono::duration<double>(Clock::now() - start).count();
-    if (ranked.empty()) {
-      diagnostics.Error(
-          options.input, {},
-          fmt::format("kernel '{}': every candidate was "
-                      "rejected ({} enumerated); the first: {}",
-                      kernel, stats.enumerated, stats.first_rejection));
-      return absl::InvalidArgumentError("no candidate");
-    }
-    std::cout << fmt::format("kernel {} on {}: block slots", kernel, tpu);
-    for (const BlockSlot& slot : *slots) {
-      std::cout << fmt::format(" {}{}", fmt::join(slot.tiles, "+"),
-                               Blocks(slot.values));
-    }
-    std::cout << fmt::format(
-        "\n  {} candidates: {} ranked, {} rejected by legality, {} "
-        "duplicates, {} inner blocks not dividing their tile; {:.2f} s\n",
-        stats.enumerated, ranked.size(), stats.rejected, stats.duplicates,
-        stats.nested, search_s);
-    std::vector<Candidate> top(
-        ranked.begin(),
-        ranked.begin() + std::min<size_t>(ranked.size(), options.tune.top));
-    std::string note;
-    if (options.tune.verify_tpu && !top.empty()) {
-      const Clock::time_point verify_start = Clock::now();
-      absl::Status status = CheckWithCompiler(
-          search, top, pipeline.info, options.tune.measure, note, diagnostics);
-      if (!status.ok()) return status;
-      std::cout << fmt::format(
-          "  real TPU compiler (libtpu, deviceless) on the top {}: {:.2f} s\n",
-          top.size(),
-          std::chrono::duration<double>(Clock::now() - verify_start).count());
-    }
-    if (options.tune.measure > 0 && !options.tune.verify_tpu) {
-      note = "needs the real compiler's check (drop --no-verify-tpu)";
-    }
-    if (!note.empty()) std::cout << "  --measure: " << note << "\n";
-    std::cout << fmt::format(
-        "  {:>4}  {:<14} {:<22} {:>11} {:<14} {:>6} "
-        "{:>13}  {}\n",
-        "rank", "launcher", "block_sizes", "modeled", "bound", "roof", "VMEM",
-        "real compiler");
-    for (size_t i = 0; i < top.size(); ++i) {
-      std::cout << "  " << Row(static_cast<int>(i) + 1, top[i]) << "\n";
-    }
-    if (own) std::cout << "  " << Row(-1, *own) << "\n";
-    const Candidate* winner = nullptr;
-    for (const Candidate& candidate : top) {
-      const bool compiles =
-          !candidate.tpu_verdict || candidate.tpu_verdict->empty();
-      if (!compiles) continue;
-      if (winner == nullptr ||
-          (candidate.measured_us && winner->measured_us &&
-           *candidate.measured_us < *winner->measured_us)) {
-        winner = &candidate;
-      }
-    }
-    if (winner == nullptr) {
-      diagnostics.Error(options.input, {},
-                        fmt::format("kernel '{}': the real TPU compiler "
-                                    "rejected all {} best candidates",
-                                    kernel, top.size()));
-      return absl::InvalidArgumentError("no candidate compiles");
-    }
-    std::cout << "  " << WhyWinner(*winner, own, ranked) << "\n";
-    winners.emplace_back(kernel, *winner);
+  }
+  if (winners.empty()) {
+    return absl::InvalidArgumentError("no kernel tuned");
   }
   if (options.output) {
     const std::string toml = TunedToml(pipeline, tpu, command, winners);
-    if (*options.output == "-") {
+    if (toml_to_stdout) {
       std::cout << toml;
     } else {
       absl::Status written =
           WriteOutputFile(*options.output, toml, session.diagnostics);
       if (!written.ok()) return written;
-      std::cout << "wrote " << *options.output << "\n";
+      out << "wrote " << *options.output << "\n";
     }
   }
   return absl::OkStatus();

@@ -1,10 +1,19 @@
 #include "verify_tpu.h"
 
+#include <signal.h>
+
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
 #include <set>
+#include <thread>
 
 #include "fmt/format.h"
 #include "python_tools.h"
@@ -42,6 +51,29 @@ std::vector<std::string> VerifierArgs(const std::string& module,
   return args;
 }
 
+// The complete lines of a verifier's --results file (it may be mid-write).
+std::vector<BatchVerdict> ReadVerdicts(const std::string& results) {
+  std::vector<BatchVerdict> verdicts;
+  std::ifstream in(results);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  size_t start = 0;
+  for (size_t end = text.find('\n'); end != std::string::npos;
+       start = end + 1, end = text.find('\n', start)) {
+    const std::string line = text.substr(start, end - start);
+    const size_t first = line.find('\t');
+    const size_t second = line.find('\t', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    BatchVerdict verdict;
+    verdict.kind = line.substr(0, first);
+    verdict.module = line.substr(first + 1, second - first - 1);
+    if (verdict.module == "-") verdict.module.clear();
+    verdict.detail = line.substr(second + 1);
+    verdicts.push_back(std::move(verdict));
+  }
+  return verdicts;
+}
+
 }  // namespace
 
 absl::Status VerifyOnTpu(const std::vector<std::string>& modules,
@@ -71,35 +103,111 @@ absl::Status VerifyOnTpu(const std::vector<std::string>& modules,
 
 absl::StatusOr<std::vector<BatchVerdict>> VerifyBatchOnTpu(
     const std::vector<std::string>& modules, const PipelineInfo& pipeline,
-    int measure) {
+    int measure, int jobs, BatchObserver* observer) {
   if (modules.empty()) return std::vector<BatchVerdict>{};
-  std::vector<std::string> args = VerifierArgs(modules[0], pipeline);
-  args.insert(args.begin() + 3, modules.begin() + 1, modules.end());
-  const std::string results = modules[0] + ".results";
-  args.push_back("--results=" + results);
-  if (measure > 0) args.push_back(fmt::format("--measure={}", measure));
-  const int code = RunProcess(args);
-  if (code != 0) {
+  const size_t count =
+      measure > 0 ? 1
+                  : std::clamp<size_t>(static_cast<size_t>(std::max(jobs, 1)),
+                                       1, modules.size());
+  struct Worker {
+    std::vector<std::string> args;
+    std::string results;
+    int pid = -1;
+    std::optional<int> code;
+  };
+  std::vector<Worker> workers(count);
+  for (size_t w = 0; w < count; ++w) {
+    Worker& worker = workers[w];
+    worker.args = VerifierArgs(modules[w], pipeline);
+    std::vector<std::string> rest;
+    for (size_t i = w + count; i < modules.size(); i += count) {
+      rest.push_back(modules[i]);
+    }
+    worker.args.insert(worker.args.begin() + 3, rest.begin(), rest.end());
+    worker.results = modules[w] + ".results";
+    worker.args.push_back("--results=" + worker.results);
+    if (measure > 0) {
+      worker.args.push_back(fmt::format("--measure={}", measure));
+    }
+  }
+  std::map<std::string, size_t> index_of;
+  for (size_t i = 0; i < modules.size(); ++i) index_of[modules[i]] = i;
+  std::vector<bool> reported(modules.size(), false);
+  auto report_new = [&] {
+    for (const Worker& worker : workers) {
+      std::map<size_t, std::vector<BatchVerdict>> checked;
+      for (BatchVerdict& verdict : ReadVerdicts(worker.results)) {
+        auto found = index_of.find(verdict.module);
+        if (found == index_of.end() || reported[found->second]) continue;
+        checked[found->second].push_back(std::move(verdict));
+      }
+      for (const auto& [index, verdicts] : checked) {
+        reported[index] = true;
+        if (observer != nullptr) observer->Checked(index, verdicts);
+      }
+    }
+  };
+
+  std::string failure;
+  for (Worker& worker : workers) {
+    worker.pid = StartProcess(worker.args);
+    if (worker.pid < 0) {
+      failure = std::strerror(errno);
+      worker.code = -1;
+      break;
+    }
+  }
+  if (!failure.empty()) {
+    // Nothing half-done is left running behind an error.
+    for (Worker& worker : workers) {
+      if (worker.pid < 0 || worker.code) continue;
+      ::kill(worker.pid, SIGTERM);
+      worker.code = ProcessExitCode(worker.pid, true);
+    }
+  }
+  while (failure.empty()) {
+    bool running = false;
+    for (Worker& worker : workers) {
+      if (!worker.code) worker.code = ProcessExitCode(worker.pid, false);
+      running |= !worker.code.has_value();
+    }
+    if (observer != nullptr) report_new();
+    if (!running) break;
+    if (observer != nullptr) observer->Waiting();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (const Worker& worker : workers) {
+    if (failure.empty() && worker.code && *worker.code != 0) {
+      failure = *worker.code < 0 ? std::string(std::strerror(errno))
+                                 : std::to_string(*worker.code);
+    }
+  }
+  if (!failure.empty()) {
+    for (const Worker& worker : workers) std::remove(worker.results.c_str());
     return absl::FailedPreconditionError(fmt::format(
         "the real TPU compiler's check could not run ('{}' exited with {}; "
         "set TESSERA_PYTHON to a Python with jax and libtpu, or pass "
         "--no-verify-tpu)",
-        args[0],
-        code < 0 ? std::string(std::strerror(errno)) : std::to_string(code)));
+        workers.front().args[0], failure));
   }
-  std::vector<BatchVerdict> verdicts;
-  std::ifstream in(results);
-  std::string line;
-  while (std::getline(in, line)) {
-    BatchVerdict verdict;
-    const size_t first = line.find('\t');
-    const size_t second = line.find('\t', first + 1);
-    if (first == std::string::npos || second == std::string::npos) continue;
-    verdict.kind = line.substr(0, first);
-    verdict.module = line.substr(first + 1, second - first - 1);
-    if (verdict.module == "-") verdict.module.clear();
-    verdict.detail = line.substr(second + 1);
-    verdicts.push_back(std::move(verdict));
+  // The order of `modules`, not of the processes: "no-tpu" first, then
+  // each module's lines.
+  std::vector<BatchVerdict> notes;
+  std::vector<std::vector<BatchVerdict>> by_module(modules.size());
+  for (const Worker& worker : workers) {
+    for (BatchVerdict& verdict : ReadVerdicts(worker.results)) {
+      auto found = index_of.find(verdict.module);
+      if (verdict.module.empty()) {
+        notes.push_back(std::move(verdict));
+      } else if (found != index_of.end()) {
+        by_module[found->second].push_back(std::move(verdict));
+      }
+    }
+    std::remove(worker.results.c_str());
+  }
+  std::vector<BatchVerdict> verdicts = std::move(notes);
+  for (std::vector<BatchVerdict>& lines : by_module) {
+    for (BatchVerdict& verdict : lines) verdicts.push_back(std::move(verdict));
   }
   return verdicts;
 }

@@ -3,6 +3,7 @@
 // comes back located at the kernel line that produced the rejected code.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -29,11 +30,25 @@ struct BatchVerdict {
   std::string detail;
 };
 
-// Runs the verifier once on all `modules` (one Python process, libtpu
-// loaded once) for the pipeline's generation and argument types; with
-// `measure` > 0 it also times each on this host's TPU, if it has one.
+// What a batch check reports while it runs (on the calling thread).
+class BatchObserver {
+ public:
+  virtual ~BatchObserver() = default;
+  // modules[index] has its verdicts (called in the order they come in).
+  virtual void Checked(size_t index,
+                       const std::vector<BatchVerdict>& verdicts) = 0;
+  // Called a few times a second while the checks run.
+  virtual void Waiting() {}
+};
+
+// Runs the verifier on all `modules` for the pipeline's generation and
+// argument types in `jobs` Python processes at once (each loads libtpu once
+// and checks every jobs-th module); the verdicts come back in the order of
+// `modules` whatever the order the processes finish in. With `measure` > 0
+// it also times each on this host's TPU, if it has one, in one process
+// (the TPU is one device: concurrent timings would disturb each other).
 absl::StatusOr<std::vector<BatchVerdict>> VerifyBatchOnTpu(
     const std::vector<std::string>& modules, const PipelineInfo& pipeline,
-    int measure);
+    int measure, int jobs, BatchObserver* observer);
 
 }  // namespace tessera::cli
