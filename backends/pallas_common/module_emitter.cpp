@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <cctype>
 #include <numeric>
+#include <utility>
 
+#include "empty_grid.h"
 #include "fmt/format.h"
 #include "host_contract.h"
 #include "host_reads.h"
@@ -397,7 +399,15 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
       }
     }
   }
-  // Zero-pad the arrays the kernel slices or streams.
+  const std::vector<LaunchOutput> outputs =
+      LaunchOutputs(plan_, bindings, [&](const RefPlan& ref, int d) {
+        return d < 0 ? SanitizeIdentifier(host_ref_of[ref.name])
+                     : HostDim(host_ref_of[ref.name], d);
+      });
+  const EmptyLaunchGuard guard = EmptyLaunchCondition(bindings, outputs);
+  PyLines before_launch = std::exchange(body_, {});  // the rest is guarded
+  // Zero-pad the arrays the kernel slices or streams, and those with a dim
+  // that may be zero when the kernel runs (empty_grid.h).
   std::map<std::string, std::string> padded;  // device ref -> host array
   for (const RefPlan& ref : plan_.refs) {
     const std::string& host_name = host_ref_of[ref.name];
@@ -409,7 +419,8 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     for (size_t d = 0; d < ref.dims.size(); ++d) {
       multiples += (d ? ", " : "") + PadMultiple(ref, d, host_name);
       any_multiple = any_multiple || ref.dims[d].pad_multiple > 1 ||
-                     ref.dims[d].pad_to_kernel_block;
+                     ref.dims[d].pad_to_kernel_block ||
+                     MayReadEmpty(guard, ref, d, HostDim(host_name, d));
     }
     if (ref.dims.size() == 1) multiples += ",";
     const bool any_extra =
@@ -467,10 +478,8 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     const std::string& host_name = host_ref_of[ref.name];
     const Dim& static_dim = ref.type.shape[d];
     if (static_dim.is_static()) {
-      int64_t multiple = ref.dims[d].pad_multiple;
       return fmt::format(
-          "{}", (static_dim.size + multiple - 1) / multiple * multiple +
-                    ref.dims[d].pad_extra + ref.dims[d].pad_low);
+          "{}", PaddedStaticSize(static_dim.size, ref.dims[d], !ref.written()));
     }
     auto it = padded.find(ref.name);
     if (it != padded.end()) return fmt::format("{}.shape[{}]", it->second, d);
@@ -516,10 +525,8 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
         index += sep + "0";
         const Dim& dim = ref.type.shape[d];
         if (!dim.is_static()) call_time_factors += " * " + Paren(whole);
-        int64_t multiple = spec.pad_multiple;
         sizes.push_back(dim.is_static()
-                            ? (dim.size + multiple - 1) / multiple * multiple +
-                                  spec.pad_extra + spec.pad_low
+                            ? PaddedStaticSize(dim.size, spec, !ref.written())
                             : -1);
       }
     }
@@ -614,7 +621,9 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
   }
   if (plan_.grid_order.size() == 1) grid += ",";
   grid += ")";
-  target_.WriteLaunch(call, state_, body_);
+  // A launch known to be empty writes none (its helpers would go unused).
+  if (guard.when != LaunchEmptiness::kAlways)
+    target_.WriteLaunch(call, state_, body_);
   // The outputs now hold the kernel's results: no longer fresh arrays.
   for (const RefPlan* ref : device_emitter->outputs()) {
     auto alloc = allocs_.find(host_ref_of[ref->name]);
@@ -642,6 +651,8 @@ bool HostEmitter::EmitLaunch(const Stmt& launch) {
     std::string name = SanitizeIdentifier(host_ref_of[ref->name]);
     body_.Line(fmt::format("{} = {}[{}]", name, name, slices));
   }
+  PyLines launch_lines = std::exchange(body_, std::move(before_launch));
+  WriteGuardedLaunch(guard, outputs, launch_lines, body_);
   for (const RefPlan* ref : device_emitter->outputs()) {
     RebindViewedArrays(host_ref_of[ref->name]);
   }

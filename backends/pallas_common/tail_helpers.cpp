@@ -18,10 +18,15 @@ void EmitTailHelpers(const TailHelperNames& names, PyLines& helpers) {
     helpers.Line(
         "    # Zero padding up to whole blocks: zero is neutral for "
         "the dots and sums");
-    helpers.Line("    # that read it; other reductions mask the tail.");
     helpers.Line(
-        "    pads = [(0, -size % multiple) for size, multiple in "
-        "zip(array.shape, multiples)]");
+        "    # that read it; other reductions mask the tail. An empty dim "
+        "gets one");
+    helpers.Line(
+        "    # block, which the kernel reads as such a tail (a sum over it "
+        "is 0).");
+    helpers.Line(
+        "    pads = [(0, -size % multiple if size else multiple) for size, "
+        "multiple in zip(array.shape, multiples)]");
     helpers.Line("    if not any(high for _, high in pads):");
     helpers.Line("        return array");
     helpers.Line("    return jnp.pad(array, pads)");

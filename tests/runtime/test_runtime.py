@@ -26,6 +26,22 @@ def rand(shape, dtype=jnp.float32, seed=0):
     return jnp.asarray(np.random.default_rng(seed).standard_normal(shape), dtype)
 
 
+@pytest.mark.parametrize("kernel,shapes,reference", [
+    ("add", [(0, 128), (0, 128)], np.add),
+    ("row_sum", [(8, 0)], lambda x: x.sum(-1)),  # a sum of nothing: 0
+    ("matmul", [(8, 0), (0, 16)], np.matmul),  # K = 0: zeros
+    ("matmul", [(0, 8), (8, 16)], np.matmul),
+], ids=["add-m0", "row_sum-n0", "matmul-k0", "matmul-m0"])
+def test_zero_size_dims(kernel, shapes, reference):
+    # What PyTorch returns: empty outputs, or the value of an empty
+    # reduction; never an error from inside JAX (docs/backends.md).
+    arrays = [rand(shape, seed=i) for i, shape in enumerate(shapes)]
+    out = getattr(tessera.load(EXAMPLES / f"{kernel}.py"), kernel)(*arrays)
+    expected = reference(*[np.asarray(array) for array in arrays])
+    assert (out.shape, out.dtype) == (expected.shape, expected.dtype)
+    np.testing.assert_allclose(np.asarray(out), expected, atol=1e-6)
+
+
 def test_one_compile_per_signature():
     library = tessera.load(EXAMPLES / "add.py")
     before = tessera.cache_stats()

@@ -8,6 +8,7 @@
 
 #include "fmt/format.h"
 #include "launchers.h"
+#include "py_text.h"
 
 namespace tessera::pallas {
 namespace {
@@ -148,6 +149,18 @@ class EmitPipelineEmitter : public DeviceEmitter {
         args_in.push_back(SanitizeIdentifier(ref->name));
       }
     }
+    // A pipeline over no blocks fails in JAX ("grid must be strictly
+    // positive"): a zero-size dim of the call (a matmul with K = 0) skips it,
+    // and the carried values keep their initial ones (empty_grid.h).
+    const bool known_nonempty =
+        (IsNumber(bounds.trip) && std::stoll(bounds.trip) > 0) ||
+        (IsNumber(bounds.begin) && IsNumber(bounds.end) &&
+         std::stoll(bounds.end) > std::stoll(bounds.begin));
+    const bool may_be_empty = bounds.static_trip && !known_nonempty;
+    if (may_be_empty) {
+      out.Line(fmt::format("if {} > 0:", bounds.trip));
+      out.Indent();
+    }
     out.Line("pltpu.emit_pipeline(");
     out.Indent();
     out.Line(body_fn + ",");
@@ -171,6 +184,7 @@ class EmitPipelineEmitter : public DeviceEmitter {
       }
     }
     out.Line(fmt::format(")({})", call_args));
+    if (may_be_empty) out.Dedent();
 
     SetLoopResultOrigins(loop, body);
     for (size_t i = 0; i < loop.results.size() && i < carried.size(); ++i) {

@@ -26,8 +26,9 @@ def _tpu_target(tpu):
 
 def _pad_to_multiple(array, multiples):
     # Zero padding up to whole blocks: zero is neutral for the dots and sums
-    # that read it; other reductions mask the tail.
-    pads = [(0, -size % multiple) for size, multiple in zip(array.shape, multiples)]
+    # that read it; other reductions mask the tail. An empty dim gets one
+    # block, which the kernel reads as such a tail (a sum over it is 0).
+    pads = [(0, -size % multiple if size else multiple) for size, multiple in zip(array.shape, multiples)]
     if not any(high for _, high in pads):
         return array
     return jnp.pad(array, pads)
