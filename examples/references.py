@@ -351,6 +351,11 @@ def concat_cols(x, y):
     return np.concatenate([x, y], axis=1)
 
 
+def concat_slices(x, y):
+    x, y = _f64(x, y)
+    return np.concatenate([x, y], axis=1)
+
+
 def cross_entropy_rows(logits, labels):
     (x,) = _f64(logits)
     row_max = x.max(axis=1)

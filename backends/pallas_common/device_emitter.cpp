@@ -446,21 +446,6 @@ std::string DeviceEmitter::StoredValue(const Stmt& stmt) {
              : fmt::format("jnp.asarray({}, {})", value, JnpDType(ref_dtype));
 }
 
-bool DeviceEmitter::EmitStore(const Stmt& stmt, PyLines& out) {
-  if (HasGatherIndex(stmt)) return EmitScatter(stmt, "", out);
-  const std::string& ref = stmt.target->name;
-  std::string value = StoredValue(stmt);
-  std::string target = RefAccess(ref, stmt.indices, true);
-  if (StoresJaggedBlockMasked(stmt, target)) {
-    return EmitMaskedJaggedStore(stmt, target, value, out);
-  }
-  value = MaskJaggedStore(stmt, target, value);
-  value = MaskShiftedStore(ref, target, value, out);
-  if (!FlushExprErrors(stmt.loc)) return false;
-  out.Line(fmt::format("{} = {}", target, value));
-  return true;
-}
-
 bool DeviceEmitter::EmitAtomic(const Stmt& stmt, PyLines& out) {
   const std::string* op = GetAttr<std::string>(stmt.attrs, "op");
   std::string kind = op ? *op : "add";

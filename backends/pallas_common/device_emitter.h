@@ -368,6 +368,13 @@ class DeviceEmitter : public ExprEmitter {
 
   std::string RefAccess(const std::string& ref, const IndexList& indices,
                         bool write);
+  // A store into a static window the target rounds up (a 500-wide slice of
+  // a Triton kernel holds a 512-wide value): the rounded window, masked to
+  // the true width, where the ref's block has room for it
+  // (device_stores.cpp). Whether it was emitted; nullopt: not such a store.
+  std::optional<bool> EmitRoundedWindowStore(const Stmt& stmt,
+                                             const std::string& value,
+                                             PyLines& out);
   // The target's atomic `kind` of `value` into `access` (a RefAccess).
   std::string AtomicAt(std::string_view kind, const std::string& access,
                        const std::string& value) const;

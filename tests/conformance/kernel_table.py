@@ -23,7 +23,7 @@ KERNELS = (
     "conditional_rescale",
     "embedding_rows", "gather_gemv", "masked_splice", "jagged_gather_sum",
     "chunk_state", "lagged_diff", "concat_seq", "neighbor_sum", "concat_cols",
-    "cross_entropy_rows", "label_nll", "shifted_views", "scatter_rows",
+    "concat_slices", "cross_entropy_rows", "label_nll", "shifted_views", "scatter_rows",
     "segment_sum", "expert_scatter", "shifted_grad", "jagged_rows_sum",
     "jagged_rows_mean", "jagged_rows_layer_norm", "jagged_rows_bmm",
     "jagged_prefix_add", "jagged_dense_add", "row_cumsum", "grouped_matmul",
@@ -265,6 +265,13 @@ SPECS = {
     "concat_cols": KernelSpec({"even": [(256, 256), (256, 128)],
                                "ragged": [(200, 300), (200, 136)]},
                               dtypes=("float32",)),
+    # Each input stored whole into its column window (Helion's simple
+    # concatenate). Even: x 500 wide, so on the GPU x's 512-wide block is
+    # stored into the 500-wide window masked; ragged (also the generic
+    # rows): 200 rows, power-of-two widths (a symbolic width's window is
+    # not rounded).
+    "concat_slices": KernelSpec({"even": [(256, 500), (256, 512)],
+                                 "ragged": [(200, 256), (200, 128)]}),
     # One element per row at a lane from data (`hl.load(logits, [tile_n.index,
     # labels[tile_n]])`): the row block is read whole along the vocabulary and
     # the label's lane selected by a compare. Ragged: 200 rows (a partial
