@@ -60,6 +60,7 @@ REALISTIC = {
     "chunk_state": ([(2, 1024, 1, 128), (2, 1024, 4, 64), (2, 4, 8, 128), (2, 4, 8, 128)], F32),
     "lagged_diff": ([(1024, 4, 256)], F32),
     "concat_seq": ([(1024, 4, 256), (1024, 4, 256)], F32),
+    "concat_slices": ([(4096, 1000), (4096, 1048)], F32),
     "neighbor_sum": ([(2048, 2048)], BF16),
     "concat_cols": ([(2048, 1024), (2048, 1024)], F32),
     # Host slices and host stores (grpo_loss's shapes, a smaller vocab).
