@@ -162,8 +162,7 @@ NodePtr Parser::ParseLambda() {
     if (AcceptOp("=")) {
       param.default_value = ParseTest();
       if (!param.default_value) return nullptr;
-    } else if (!params->params.empty() &&
-               params->params.back().default_value) {
+    } else if (!params->params.empty() && params->params.back().default_value) {
       Error(param.loc, "parameter '" + param.name +
                            "' without a default follows parameter '" +
                            params->params.back().name + "' with a default");

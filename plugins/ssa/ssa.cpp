@@ -390,7 +390,8 @@ class Renamer {
         RenameUses(stmt, env);
         // The declared result types name sizes as the return sees them: a
         // size assigned twice (`n = ...; n = ...`) is its last version.
-        passes::NameVisitor rename{[](Expr&) {}, [&](std::string& symbol) {
+        passes::NameVisitor rename{[](Expr&) {},
+                                   [&](std::string& symbol) {
                                      auto it = env.find(symbol);
                                      if (it != env.end())
                                        SetName(symbol, it->second.name);
