@@ -718,6 +718,23 @@ absl::StatusOr<EmittedFile> HostEmitter::Run() {
       });
     });
   });
+  // A host scalar EmitStmt drops (nothing uses it) does not use its
+  // operands: `a = m * 2 + n; b = a * 2` with `b` unused drops both
+  // (pyflakes flags an unused local). Last to first, so chains go.
+  const std::vector<Stmt>& top = host_.body.stmts;
+  for (auto it = top.rbegin(); it != top.rend(); ++it) {
+    if (it->kind != StmtKind::kAssign || it->results.size() != 1) continue;
+    const Expr& value = *it->value;
+    if (value.op == OpKind::kAllocFull || value.op == OpKind::kReshape ||
+        value.op == OpKind::kTranspose || value.op == OpKind::kSliceView ||
+        value.op == OpKind::kEmpty || it->results[0].type.is_ref() ||
+        ContainsHostRead(value) || host_uses_[it->results[0].name] != 0) {
+      continue;
+    }
+    WalkExpr(value, [&](const Expr& expr) {
+      if (expr.op == OpKind::kVar) --host_uses_[expr.name];
+    });
+  }
   PyLines rank_collapse;
   EmitRankCollapse(host_, state_.names, rank_collapse, caller_shapes_);
   for (const Stmt& stmt : host_.body.stmts) {

@@ -170,6 +170,14 @@ Val KernelLowering::Eval(const Node& node) {
     case NodeKind::kName: {
       if (auto it = env_.find(node.text); it != env_.end())
         return it->second.Clone();
+      if (auto it = ended_loop_targets_.find(node.text);
+          it != ended_loop_targets_.end()) {
+        return Fail(node.loc,
+                    fmt::format("'{}' is used after the loop at line {} that "
+                                "defines it; a loop's tile or index exists "
+                                "only inside the loop",
+                                node.text, it->second.line));
+      }
       if (auto it = imports_.find(node.text); it != imports_.end()) {
         if (auto constant = HelionTestingConstant(it->second))
           return std::move(*constant);

@@ -441,6 +441,10 @@ class KernelLowering {
   // Per lowering pass.
   Function function_;
   std::unordered_map<std::string, Val> env_;
+  // Targets of loops that have ended (name -> the loop's `for`): Python
+  // keeps them bound, but a tile or a run-time index lives only inside
+  // its loop, so a later use is a located error, not invalid IR.
+  std::unordered_map<std::string, SourceLoc> ended_loop_targets_;
   std::unordered_map<std::string, PyName> py_names_;
   std::set<std::string> taken_;
   std::set<std::string> python_names_;

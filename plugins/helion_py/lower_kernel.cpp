@@ -290,6 +290,7 @@ bool KernelLowering::LowerOnce(size_t statement_limit) {
     SetAttr(function_.attrs, "num_stages", *kernel_.launch.num_stages);
   }
   env_.clear();
+  ended_loop_targets_.clear();
   py_names_.clear();
   taken_.clear();
   python_names_.clear();

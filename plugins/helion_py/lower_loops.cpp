@@ -439,6 +439,13 @@ void KernelLowering::LowerTileLoop(const PyStmt& stmt, const Node& call) {
   }
   for (Stmt& level : levels) level.regions.resize(1);
   LowerTileBody(stmt.body, levels.back().regions[0]);
+  const std::vector<std::string> bound =
+      target.kind == NodeKind::kName ? std::vector<std::string>{target.text}
+                                     : names;
+  for (const std::string& name : bound) {
+    env_.erase(name);
+    ended_loop_targets_[name] = stmt.loc;
+  }
   for (size_t d = levels.size() - 1; d > 0; --d) {
     levels[d - 1].regions[0].stmts.push_back(std::move(levels[d]));
   }
@@ -490,6 +497,8 @@ void KernelLowering::LowerRangeLoop(const PyStmt& stmt, const Node& call) {
   LowerBlock(stmt.body);
   --loop_depth_;
   blocks_.pop_back();
+  env_.erase(stmt.target->text);
+  ended_loop_targets_[stmt.target->text] = stmt.loc;
   Emit(std::move(loop));
 }
 

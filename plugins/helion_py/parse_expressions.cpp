@@ -149,12 +149,24 @@ NodePtr Parser::ParseLambda() {
       ErrorAt(Peek(), "expected a parameter name in a lambda");
       return nullptr;
     }
+    for (const Param& other : params->params) {
+      if (other.name == Peek().text) {
+        ErrorAt(Peek(), "duplicate argument '" + other.name +
+                            "' in function definition");
+        return nullptr;
+      }
+    }
     Param param;
     param.loc = LocOf(Peek());
     param.name = std::string(Next().text);
     if (AcceptOp("=")) {
       param.default_value = ParseTest();
       if (!param.default_value) return nullptr;
+    } else if (!params->params.empty() && params->params.back().default_value) {
+      Error(param.loc, "parameter '" + param.name +
+                           "' without a default follows parameter '" +
+                           params->params.back().name + "' with a default");
+      return nullptr;
     }
     params->params.push_back(std::move(param));
     if (!AcceptOp(",")) break;

@@ -43,14 +43,29 @@ bool Parser::ParseKernel(KernelDef& kernel) {
 }
 
 bool Parser::ParseParams(std::vector<Param>& params) {
+  // Python's rules (CPython rejects both at compile time): no name twice,
+  // and before a bare '*' no parameter without a default after one with.
+  bool keyword_only = false;
+  const Token* defaulted = nullptr;
   while (!Peek().IsOp(")")) {
     if (AcceptOp("/") ||
         (Peek().IsOp("*") && (Peek(1).IsOp(",") || Peek(1).IsOp(")")))) {
-      if (Peek().IsOp("*")) Next();
+      if (Peek().IsOp("*")) {
+        Next();
+        keyword_only = true;
+      }
     } else if (Peek().IsOp("*") || Peek().IsOp("**")) {
       ErrorAt(Peek(), "variadic parameters are not supported in a kernel");
       return false;
     } else if (Peek().kind == TokenKind::kName && !IsKeyword(Peek().text)) {
+      const Token& name = Peek();
+      for (const Param& other : params) {
+        if (other.name == name.text) {
+          ErrorAt(name, "duplicate argument '" + other.name +
+                            "' in function definition");
+          return false;
+        }
+      }
       Param param;
       param.loc = LocOf(Peek());
       param.name = std::string(Next().text);
@@ -61,6 +76,12 @@ bool Parser::ParseParams(std::vector<Param>& params) {
       if (AcceptOp("=")) {
         param.default_value = ParseTest();
         if (!param.default_value) return false;
+        if (!keyword_only) defaulted = &name;
+      } else if (defaulted != nullptr && !keyword_only) {
+        ErrorAt(name, "parameter '" + param.name +
+                          "' without a default follows parameter '" +
+                          std::string(defaulted->text) + "' with a default");
+        return false;
       }
       params.push_back(std::move(param));
     } else {

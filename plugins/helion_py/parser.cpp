@@ -75,7 +75,23 @@ ParsedFile Parser::Run() {
       kernel_decorator = false;
       KernelDef kernel = std::move(decorated);
       decorated = KernelDef{};
-      if (ParseKernel(kernel)) file.kernels.push_back(std::move(kernel));
+      if (ParseKernel(kernel)) {
+        // Python rebinds the name: the later definition is the kernel.
+        auto same = std::find_if(
+            file.kernels.begin(), file.kernels.end(),
+            [&](const KernelDef& k) { return k.name == kernel.name; });
+        if (same != file.kernels.end()) {
+          diagnostics_->Warning(
+              path_, kernel.loc,
+              "kernel '" + kernel.name +
+                  "' is defined again: this definition replaces the one at "
+                  "line " +
+                  std::to_string(same->loc.line) +
+                  ", as Python rebinds the name");
+          file.kernels.erase(same);
+        }
+        file.kernels.push_back(std::move(kernel));
+      }
       continue;
     }
     if (token.IsName("def")) {

@@ -384,9 +384,23 @@ class Renamer {
       case StmtKind::kStore:
       case StmtKind::kAtomic:
       case StmtKind::kYield:
-      case StmtKind::kReturn:
         RenameUses(stmt, env);
         return absl::OkStatus();
+      case StmtKind::kReturn: {
+        RenameUses(stmt, env);
+        // The declared result types name sizes as the return sees them: a
+        // size assigned twice (`n = ...; n = ...`) is its last version.
+        passes::NameVisitor rename{[](Expr&) {},
+                                   [&](std::string& symbol) {
+                                     auto it = env.find(symbol);
+                                     if (it != env.end())
+                                       SetName(symbol, it->second.name);
+                                   }};
+        for (Type& type : function_.result_types) {
+          passes::VisitTypeNames(type, rename);
+        }
+        return absl::OkStatus();
+      }
       case StmtKind::kIf:
         return ProcessIf(stmt, env);
       case StmtKind::kTileLoop:

@@ -20,6 +20,7 @@ import numpy as np
 
 import families
 import families_dynamic
+import families_edges
 import ops
 
 FAMILIES = {
@@ -34,10 +35,18 @@ FAMILIES = {
     "gather": families_dynamic.Gather,      # table[indices[tile], :] row gathers (f32)
     "jagged": families_dynamic.Jagged,      # hl.tile(offsets[b], offsets[b + 1]) loops (f32)
     "data_if": families_dynamic.DataIf,     # `if` on a value read from memory / a row sum (f32)
+    "effect_if": families_edges.EffectIf,   # run-time `if`s with and without effect (issue 33)
+    "dead_code": families_edges.DeadCode,   # assignments never used, dead loop-carried values
+    "long_chain": families_edges.LongChain,  # 200-term `+` chains, statement / subscript chains
 }
 FAMILY_WEIGHTS = {"elementwise": 3, "row_reduce": 2, "col_reduce": 1, "loop_reduce": 2,
                   "attention": 1, "matmul": 2, "atomic": 2,
                   "constexpr": 1, "gather": 1, "jagged": 1, "data_if": 1}
+# The edge families (families_edges.py) take this share of the mix, drawn
+# from a second stream of the seed, so that every other seed keeps the
+# program it had before they existed.
+EDGE_FAMILIES = ("dead_code", "effect_if", "long_chain")
+EDGE_SHARE = 0.1
 
 
 def generate(seed, family=None):
@@ -46,6 +55,10 @@ def generate(seed, family=None):
     rk_<family>_only_<seed>, with "pinned": True)."""
     rng = np.random.default_rng(seed)
     pinned = family is not None
+    if family is None:
+        edge = np.random.default_rng([seed, 33])
+        if edge.random() < EDGE_SHARE:
+            family = EDGE_FAMILIES[int(edge.integers(len(EDGE_FAMILIES)))]
     if family is None:
         names = sorted(FAMILY_WEIGHTS)
         weights = np.array([FAMILY_WEIGHTS[n] for n in names], dtype=np.float64)

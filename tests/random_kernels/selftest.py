@@ -8,6 +8,7 @@ import numpy as np
 
 import families
 import families_dynamic as dyn
+import families_edges as edges
 import generator
 import ops
 
@@ -69,7 +70,7 @@ def check_integers(program, ints):
         assert offsets[0] == 0 and offsets[-1] == extents["total"], program["seed"]
         assert np.all(np.diff(offsets) >= 0), program["seed"]
         assert np.any(np.diff(offsets) == 0), program["seed"]   # an empty segment
-    elif program["family"] == "data_if":
+    elif program["family"] in ("data_if", "effect_if"):
         assert set(ints["modes"].tolist()) <= {-1, 0, 1}, program["seed"]
         assert {-1, 0, 1} <= set(ints["modes"].tolist()), program["seed"]
 
@@ -163,6 +164,85 @@ def check_dynamic_families(count):
     assert expected <= seen, sorted(expected - seen)
 
 
+def check_edge_families(count):
+    """The edge families (issue 33) by themselves: deterministic, finite,
+    Python-valid, and every class occurs: each `if` without effect, the
+    body ending in one, both outcomes of the run-time conditions, stores
+    under an `if`; each dead assignment; chains of 200+ terms, 200+
+    statements and 100+ subscripts."""
+    seen = set()
+    for family in generator.EDGE_FAMILIES:
+        for seed in range(count):
+            program = generator.generate(seed, family)
+            ints = check_program(program)
+            check_integers(program, ints)
+            text = generator.source(program)
+            seen.update(f"{family}:{f}" for f in program["features"])
+            seen.add(f"{family}:{program['dtype']}")
+            if family == "effect_if":
+                assert set(program["features"]) & set(edges.DEAD_IFS), seed
+                body = text.rstrip().splitlines()
+                if "dead_tail" in program["features"]:
+                    # the device body's last statement is an `if` without effect
+                    assert body[-1] == "    return out", seed
+                    assert body[-3].startswith("        if ") or body[-5].startswith("        if "), seed
+                modes = ints["modes"].tolist()
+                for key in ("mode_cond", "dead_cond", "store_cond"):
+                    taken = {dyn.DATA_CONDITIONS[program[key]][1](m) for m in modes}
+                    assert taken == {True, False}, (seed, key)
+            if family == "dead_code":
+                seen.add(f"dead_code:{program['variant']}")
+                # the dead code is in the kernel, and only the live tree is in the reference
+                assert "x_v" in text and ("unused" in text or "scratch" in text or "y_v" in text
+                                          or "zero" in text or "later" in text or "d0" in text
+                                          or "tmp" in text or "junk" in text or "done" in text
+                                          or text.count("v = ") > 1), seed
+            if family == "long_chain":
+                variant = program["variant"]
+                seen.add(f"long_chain:{variant}")
+                if variant == "terms":
+                    line = next(ln for ln in text.splitlines() if ln.startswith("        v = "))
+                    terms = line.count(" + ") + line.count(" - ") + 1
+                    assert terms == program["length"] and "(" not in line, seed
+                    if terms >= 200:
+                        seen.add("long_chain:terms200")
+                elif variant == "statements":
+                    assert text.count("        v = v * 0.5 ") == program["length"], seed
+                else:
+                    assert text.count("[:, None][:, 0]") == program["subscripts"], seed
+                    if program["subscripts"] >= 100:
+                        seen.add("long_chain:subscripts100")
+    expected = {f"effect_if:{f}" for f in edges.DEAD_IFS + ("effect", "else", "store_if",
+                                                            "dead_else")}
+    expected |= {f"dead_code:{f}" for f in edges.DeadCode.GRID_FEATURES + edges.DeadCode.LOOP_FEATURES}
+    expected |= {"dead_code:grid", "dead_code:loop", "long_chain:terms", "long_chain:statements",
+                 "long_chain:subscripts", "long_chain:terms200", "long_chain:subscripts100",
+                 "effect_if:bfloat16", "dead_code:bfloat16", "long_chain:bfloat16", "long_chain:y"}
+    assert expected <= seen, sorted(expected - seen)
+
+
+def check_edge_references():
+    """The references of the edge families on known values: an `if` without
+    effect changes nothing, a store under an `if` leaves zeros, dead code
+    is not computed, a chain sums left to right."""
+    x = np.arange(8.0).reshape(2, 4) - 3.0
+    program = {"features": ["dead_tail", "dead_mid"], "exprs": {}, "mode_cond": "gt0"}
+    out, = edges.EffectIf.reference(program, {"x": x, "modes": np.array([1, -1])})
+    assert np.array_equal(out, x)
+    program = {"features": ["effect", "store_if"], "mode_cond": "gt0", "store_cond": "eq0",
+               "exprs": {"then": ["mul", ["leaf", "values"], ["const", 2.0]]}}
+    out, = edges.EffectIf.reference(program, {"x": x, "modes": np.array([1, 0])})
+    assert np.array_equal(out, np.stack([np.zeros(4), x[1]]))
+    program = {"variant": "loop", "exprs": {"live": ["abs", ["leaf", "x_v"]],
+                                            "dead": ["exp", ["leaf", "x_v"]]}}
+    out, = edges.DeadCode.reference(program, {"x": x})
+    assert np.array_equal(out, np.abs(x).sum(-1))
+    program = {"variant": "terms", "length": 3, "exprs": {"post": ["leaf", "v"]},
+               "terms": [["+", "x_v", 0.5], ["-", "y_v", None], ["+", "x_v", -1.0]]}
+    out, = edges.LongChain.reference(program, {"x": x, "y": 2 * x})
+    assert np.array_equal(out, 0.5 * x - 2 * x - x)
+
+
 def rng_values(program):
     rng = np.random.default_rng(program["seed"])
     return generator.input_values(program, rng)[0]
@@ -192,6 +272,8 @@ def main():
     check_meanings()
     check_programs(300)
     check_dynamic_families(60)
+    check_edge_families(60)
+    check_edge_references()
     print("random kernels selftest: ok")
     return 0
 

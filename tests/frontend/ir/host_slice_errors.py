@@ -1,4 +1,4 @@
-# Host indexing that is not a view, each located: a tile outside its loop
+# Host indexing that is not a view, each located: a tile used after its loop
 # and a slice with a step (a single element, `offsets[-1]`, is a host scalar
 # read, host_read). host_store.py: a store on the host after the kernel.
 # RUN: --passes "" --emit=ir --arg x=f32[64,256] --arg offsets=i32[9]
