@@ -105,7 +105,7 @@ class DeviceRewriter {
   std::vector<Type> grid_types_;
   std::map<std::string, int> grid_index_;
   std::map<std::string, const Value*> ref_params_;
-  std::set<std::string> names_;
+  std::optional<FreshNames> names_;  // CollectNames
   std::set<std::string> grid_dependent_;
   std::vector<Target> targets_;
   std::map<std::string, size_t> target_index_;
@@ -131,25 +131,7 @@ void DeviceRewriter::FindGrid() {
   }
 }
 
-void DeviceRewriter::CollectNames() {
-  auto add_type = [&](const Type& type) {
-    for (const Dim& dim : type.shape) {
-      if (!dim.is_static()) names_.insert(dim.symbol);
-    }
-  };
-  for (const Value& param : device_.params) {
-    names_.insert(param.name);
-    add_type(param.type);
-  }
-  WalkStmts(device_.body, [&](const Stmt& stmt) {
-    for (const auto* values : {&stmt.results, &stmt.vars, &stmt.iter_args}) {
-      for (const Value& value : *values) {
-        names_.insert(value.name);
-        add_type(value.type);
-      }
-    }
-  });
-}
+void DeviceRewriter::CollectNames() { names_.emplace(device_); }
 
 bool DeviceRewriter::DependsOnGrid(const Expr& expr) const {
   bool depends = false;
@@ -378,10 +360,7 @@ void DeviceRewriter::PlanTarget(Target& target) {
 }
 
 std::string DeviceRewriter::FreshName(const std::string& base) {
-  std::string name = base;
-  for (int i = 1; names_.count(name); ++i) name = fmt::format("{}_{}", base, i);
-  names_.insert(name);
-  return name;
+  return names_->Take(base);
 }
 
 Type DeviceRewriter::AccType(const Target& target) const {

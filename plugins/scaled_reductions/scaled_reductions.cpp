@@ -7,8 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
-
 namespace tessera {
 namespace {
 
@@ -159,17 +157,9 @@ class BlockRewriter {
   }
 
   std::string FreshName(const std::string& base) {
-    if (!names_) {  // gathered on the first rewrite: most functions have none
-      names_.emplace();
-      ForEachDefinedName(
-          function_, [&](const std::string& name) { names_->insert(name); });
-    }
-    std::string name = base + "_scaled";
-    for (int suffix = 1; names_->contains(name); ++suffix) {
-      name = base + "_scaled_" + std::to_string(suffix);
-    }
-    names_->insert(name);
-    return name;
+    // Gathered on the first rewrite: most functions have none.
+    if (!names_) names_.emplace(function_);
+    return names_->Take(base + "_scaled");
   }
 
   // Replaces the occurrences of `mul(x, c)` and `mul(amax(x), c)` in `expr`
@@ -229,7 +219,7 @@ class BlockRewriter {
   }
 
   const Function& function_;
-  std::optional<absl::flat_hash_set<std::string>> names_;
+  std::optional<FreshNames> names_;
 };
 
 }  // namespace

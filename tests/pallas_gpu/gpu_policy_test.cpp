@@ -163,6 +163,7 @@ GpuModuleOptions WithWarpsStagesLegality(int64_t warps, int64_t stages,
   return options;
 }
 
+// (The launch sits under the host's empty-grid guard's `else:`.)
 // Its [16, n] tiles are sized when traced: the policy's helper picks the
 // warps from the static choice (4) and the traced rows, up to 16, or raises
 // the located error of the tile loop (launch @4:3). A configured num_warps
@@ -172,11 +173,11 @@ TEST(GpuPolicy, TilesWithCallTimeDimsAreSizedWhenTraced) {
   ExpectModule("layer_norm.tir", {},
                {"def _triton_num_warps(tiles, live, tile_warps, least, most,",
                 "num_warps=_triton_num_warps(\n"
-                "                    tiles=((\"acc f32[16, n]\", (16, "
+                "                        tiles=((\"acc f32[16, n]\", (16, "
                 "pl.next_power_of_2(n))),",
-                "                live=(),\n"
-                "                    tile_warps=1, least=4, most=16,\n"
-                "                    where=\"layer_norm.tir:4:3\", "
+                "                    live=(),\n"
+                "                        tile_warps=1, least=4, most=16,\n"
+                "                        where=\"layer_norm.tir:4:3\", "
                 "kernel=\"layer_norm\"),",
                 "num_warps 4 or more when traced"});
   ExpectModule("layer_norm.tir", WithWarpsStagesLegality(2, 0, true),
@@ -193,22 +194,23 @@ TEST(GpuPolicy, TilesWithCallTimeDimsAreSizedWhenTraced) {
 // dots' live set (m_i, l_i and acc carried, qk the largest temporary) is
 // weighed when traced too: at d = 128, 33024 values, past 8 warps.
 TEST(GpuPolicy, DotsWithCallTimeDimsChooseStagesWhenTraced) {
-  ExpectModule("attention.tir", {},
-               {"live=((\"an inner loop with f32 dots keeps {} values live "
-                "(its carried tiles and its largest temporary)\", max(256 + "
-                "128 * pl.next_power_of_2(d), 16640 + 128 * "
-                "pl.next_power_of_2(d)), 112),),\n"
-                "                    tile_warps=8, least=8, most=8,\n",
-                "num_stages=_triton_num_stages(\n"
-                "                    streamed=512 * pl.next_power_of_2(d) + "
-                "512 * pl.next_power_of_2(d),\n"
-                "                    converted=0,\n"
-                "                    resident=65536 + 512 * "
-                "pl.next_power_of_2(d),\n",
-                "pipelined=True, stages=3, fixed=False,\n"
-                "                    where=\"outline_attention.tir:13:3\"",
-                "def _triton_num_stages(streamed,",
-                "num_stages 3 or fewer when traced"});
+  ExpectModule(
+      "attention.tir", {},
+      {"live=((\"an inner loop with f32 dots keeps {} values live "
+       "(its carried tiles and its largest temporary)\", max(256 + "
+       "128 * pl.next_power_of_2(d), 16640 + 128 * "
+       "pl.next_power_of_2(d)), 112),),\n"
+       "                        tile_warps=8, least=8, most=8,\n",
+       "num_stages=_triton_num_stages(\n"
+       "                        streamed=512 * pl.next_power_of_2(d) + "
+       "512 * pl.next_power_of_2(d),\n"
+       "                        converted=0,\n"
+       "                        resident=65536 + 512 * "
+       "pl.next_power_of_2(d),\n",
+       "pipelined=True, stages=3, fixed=False,\n"
+       "                        where=\"outline_attention.tir:13:3\"",
+       "def _triton_num_stages(streamed,",
+       "num_stages 3 or fewer when traced"});
   ExpectModule("attention.tir", WithWarpsStagesLegality(0, 2, true),
                {"stages=2, fixed=True,\n"});
   ExpectModule("attention.tir", WithWarpsStagesLegality(0, 0, false),

@@ -192,6 +192,14 @@ check_kernel(attention "ssa,outline,op-stats"
              "q_in=f32[2,4,256,64]" "k_in=f32[2,4,512,64]" "v_in=f32[2,4,512,64]")
 check_kernel(split_k_matmul "ssa,outline,op-stats" "x=f32[128,1024]" "y=f32[1024,256]")
 check_kernel(rms_norm "ssa,outline,op-stats" "x=f32[256,512]" "weight=f32[512]")
+# numpy-reference's lowering pass runs after the config's passes, by name,
+# with the pass manager's printing.
+run("${TESSERA}" compile "${SOURCE_DIR}/examples/rms_norm.py" --config "${CONFIG}"
+    --plugin-path "${PLUGIN_DIR}" --plugin-path "${INSTALLED_PLUGIN_DIR}"
+    --passes ssa,outline --print-ir-after numpy-same-dtype-casts
+    -o "${WORK_DIR}/out/lowering/" OUTPUT _lowering)
+expect_match("${_lowering}" "IR after pass 'numpy-same-dtype-casts'"
+             "the backend's lowering pass")
 # op-stats registers a property of its own, `op_counted`, with a verifier.
 # Verify-each runs it after the pass (the IR is checked and keeps the
 # claim) and on an input that claims it: a wrong count is caught, and only

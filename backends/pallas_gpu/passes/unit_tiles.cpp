@@ -2,8 +2,6 @@
 
 #include <string>
 
-#include "module_rewrite.h"
-
 namespace tessera::pallas {
 namespace {
 

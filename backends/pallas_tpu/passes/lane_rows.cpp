@@ -5,7 +5,6 @@
 #include <string>
 
 #include "indirect_plan.h"
-#include "module_rewrite.h"
 #include "tessera/ir/types.h"
 
 namespace tessera::pallas {

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "gather_plan.h"
-#include "module_rewrite.h"
 
 namespace tessera::pallas {
 namespace {

@@ -4,7 +4,6 @@
 #include <set>
 #include <string>
 
-#include "module_rewrite.h"
 #include "tessera/ir/types.h"
 
 namespace tessera::pallas {

@@ -1,9 +1,23 @@
 #include "driver/cost_report.h"
 
+#include <cstdint>
+#include <limits>
+#include <string>
+
 #include "fmt/format.h"
 
 namespace tessera {
 namespace {
+
+// A count as the generated pl.CostEstimate carries it: an int64, saturated
+// (2^63 as a double is one past the largest).
+std::string CallCount(double count) {
+  constexpr double kPastLargest = 9223372036854775808.0;
+  if (count >= kPastLargest) {
+    return fmt::format("{}", std::numeric_limits<int64_t>::max());
+  }
+  return fmt::format("{:.0f}", count);
+}
 
 std::string Time(double seconds) {
   if (seconds >= 1e-3) return fmt::format("{:.3f} ms", seconds * 1e3);
@@ -74,9 +88,9 @@ std::string FormatEstimateTable(const std::vector<KernelEstimate>& kernels) {
         Mib(kernel.vmem_peak_bytes), Mib(kernel.vmem_limit_bytes),
         Mib(kernel.vmem_capacity_bytes));
     out += fmt::format(
-        "  pl.CostEstimate: flops={:.0f} transcendentals={:.0f} "
-        "bytes_accessed={:.0f}\n",
-        kernel.flops, kernel.transcendentals, kernel.bytes_accessed);
+        "  pl.CostEstimate: flops={} transcendentals={} bytes_accessed={}\n",
+        CallCount(kernel.flops), CallCount(kernel.transcendentals),
+        CallCount(kernel.bytes_accessed));
     for (const std::string& note : kernel.notes) {
       out += "  note: " + note + "\n";
     }

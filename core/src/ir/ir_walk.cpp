@@ -1,4 +1,5 @@
-// Walkers over statements and expression trees.
+// Walkers over statements and expression trees, and what rewrites of an
+// outlined kernel start from (its launch, fresh names).
 #include "tessera/ir/ir.h"
 
 namespace tessera {
@@ -79,6 +80,72 @@ void ForEachDefinedName(const Function& function,
     for (const Value& var : stmt.vars) fn(var.name);
     for (const Value& arg : stmt.iter_args) fn(arg.name);
   });
+}
+
+namespace {
+
+// Stmt* or const Stmt*, as `host` is.
+template <typename FunctionT>
+auto* FirstTopLevelLaunch(FunctionT& host) {
+  decltype(&host.body.stmts[0]) launch = nullptr;
+  for (auto& stmt : host.body.stmts) {
+    if (stmt.kind == StmtKind::kLaunch) {
+      launch = &stmt;
+      break;
+    }
+  }
+  return launch;
+}
+
+}  // namespace
+
+const Stmt* FindTopLevelLaunch(const Function& host) {
+  return FirstTopLevelLaunch(host);
+}
+
+Stmt* FindTopLevelLaunch(Function& host) { return FirstTopLevelLaunch(host); }
+
+const Function* LaunchCallee(const Module& module, const Stmt& launch) {
+  const std::string* callee = GetAttr<std::string>(launch.attrs, "callee");
+  return callee ? module.FindFunction(*callee) : nullptr;
+}
+
+std::optional<LaunchedDevice> FindLaunchedDevice(const Module& module,
+                                                 const Function& host) {
+  const Stmt* launch = FindTopLevelLaunch(host);
+  const Function* device = launch ? LaunchCallee(module, *launch) : nullptr;
+  if (device == nullptr) return std::nullopt;
+  return LaunchedDevice{launch, device};
+}
+
+FreshNames::FreshNames(const Function& function) {
+  auto take_symbols = [&](const Type& type) {
+    for (const Dim& dim : type.shape) {
+      if (!dim.is_static()) taken_.insert(dim.symbol);
+    }
+  };
+  for (const Value& param : function.params) take_symbols(param.type);
+  for (const Type& result : function.result_types) take_symbols(result);
+  WalkStmts(function.body, [&](const Stmt& stmt) {
+    for (const auto* values : {&stmt.results, &stmt.vars, &stmt.iter_args}) {
+      for (const Value& value : *values) take_symbols(value.type);
+    }
+  });
+  ForEachDefinedName(function,
+                     [&](const std::string& name) { taken_.insert(name); });
+}
+
+std::string FreshNames::Take(const std::string& base) {
+  std::string name = base;
+  for (int suffix = 1; taken_.count(name); ++suffix) {
+    name = base + "_" + std::to_string(suffix);
+  }
+  taken_.insert(name);
+  return name;
+}
+
+std::string FreshName(const Function& function, const std::string& base) {
+  return FreshNames(function).Take(base);
 }
 
 }  // namespace tessera

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "python_emitter.h"
+#include "same_dtype_casts.h"
 #include "tessera/plugin.h"
 
 namespace numpy_reference {
@@ -52,6 +53,11 @@ bool Register(tessera::PluginRegistrar* registrar) {
        {}},
   };
   info.create = [] { return std::make_unique<NumpyBackend>(); };
+  // A backend lowering pass: registered here, named in the backend's info;
+  // the pass manager runs it after the config's passes.
+  tessera::PassInfo casts = SameDtypeCastsPass();
+  info.lowering_passes = {casts.name};
+  registrar->AddPass(std::move(casts));
   registrar->AddBackend(std::move(info));
   return true;
 }

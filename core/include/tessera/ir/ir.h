@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -436,5 +437,36 @@ void WalkStmts(const Block& block, const std::function<void(const Stmt&)>& fn);
 // value picks a name none of these has).
 void ForEachDefinedName(const Function& function,
                         const std::function<void(const std::string&)>& fn);
+// The names a rewrite may add to `function`: none the function defines
+// (ForEachDefinedName) or uses as a dim symbol, nor one Take gave before.
+class FreshNames {
+ public:
+  explicit FreshNames(const Function& function);
+  // `base`, or `base_1`, `base_2`, ...: the first name not taken; it is
+  // taken from then on.
+  std::string Take(const std::string& base);
+
+ private:
+  std::set<std::string> taken_;
+};
+// One fresh name: FreshNames(function).Take(base).
+std::string FreshName(const Function& function, const std::string& base);
+
+// A kernel as the outline pass leaves it: a host function's first
+// top-level launch and the device function it calls (whose first
+// grid_rank() parameters are the grid's tiles, the others the launch's
+// operands in order). What every rewrite of a kernel starts from.
+const Stmt* FindTopLevelLaunch(const Function& host);
+Stmt* FindTopLevelLaunch(Function& host);
+// The device function `launch` calls, or null.
+const Function* LaunchCallee(const Module& module, const Stmt& launch);
+struct LaunchedDevice {
+  const Stmt* launch = nullptr;
+  const Function* device = nullptr;
+  size_t grid_rank() const { return launch->dims.size(); }
+};
+// nullopt when `host` launches no device function of `module`.
+std::optional<LaunchedDevice> FindLaunchedDevice(const Module& module,
+                                                 const Function& host);
 
 }  // namespace tessera
