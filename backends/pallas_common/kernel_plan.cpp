@@ -152,7 +152,7 @@ bool PlanBuilder::Build() {
   }
   const std::string* callee =
       GetAttr<std::string>(plan_.launch->attrs, "callee");
-  plan_.device = callee ? module_.FindFunction(*callee) : nullptr;
+  plan_.device = LaunchCallee(module_, *plan_.launch, &host);
   if (plan_.device == nullptr || plan_.device->kind != FunctionKind::kDevice) {
     return Error(plan_.launch->loc,
                  fmt::format("launch of '{}' names no device function",

@@ -593,16 +593,31 @@ bool DeviceRewriter::Run(bool& changed) {
   return true;
 }
 
-Stmt* FindLaunchOf(Module& module, const std::string& device) {
-  Stmt* found = nullptr;
+// The host function of each device function, by name: found once, so a
+// module of many kernels is not walked once per kernel.
+std::map<std::string, Function*> HostsByDevice(Module& module) {
+  std::map<std::string, Function*> hosts;
   for (Function& function : module.functions) {
     if (function.kind != FunctionKind::kHost) continue;
-    WalkStmts(function.body, [&](Stmt& stmt) {
-      if (stmt.kind != StmtKind::kLaunch || found != nullptr) return;
+    WalkStmts(function.body, [&](const Stmt& stmt) {
+      if (stmt.kind != StmtKind::kLaunch) return;
       const std::string* callee = GetAttr<std::string>(stmt.attrs, "callee");
-      if (callee != nullptr && *callee == device) found = &stmt;
+      if (callee != nullptr) hosts.emplace(*callee, &function);
     });
   }
+  return hosts;
+}
+
+// The launch of `device` in `host` (looked up at use: adding host extents
+// inserts statements, which moves the host's statements).
+Stmt* FindLaunchOf(Function* host, const std::string& device) {
+  Stmt* found = nullptr;
+  if (host == nullptr) return found;
+  WalkStmts(host->body, [&](Stmt& stmt) {
+    if (stmt.kind != StmtKind::kLaunch || found != nullptr) return;
+    const std::string* callee = GetAttr<std::string>(stmt.attrs, "callee");
+    if (callee != nullptr && *callee == device) found = &stmt;
+  });
   return found;
 }
 
@@ -662,9 +677,12 @@ absl::StatusOr<bool> AccumulateAtomics(Module& module,
                                        bool remarks) {
   bool changed = false;
   bool ok = true;
+  const std::map<std::string, Function*> hosts = HostsByDevice(module);
   for (Function& function : module.functions) {
     if (function.kind != FunctionKind::kDevice) continue;
-    Stmt* launch = FindLaunchOf(module, function.name);
+    const auto host = hosts.find(function.name);
+    Stmt* launch = FindLaunchOf(host == hosts.end() ? nullptr : host->second,
+                                function.name);
     DeviceRewriter rewriter(module, function, launch, diagnostics, remarks);
     if (!rewriter.Run(changed)) {
       ok = false;

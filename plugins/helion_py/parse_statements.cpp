@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <set>
 #include <string>
 
 #include "parser_internal.h"
@@ -47,6 +48,8 @@ bool Parser::ParseParams(std::vector<Param>& params) {
   // and before a bare '*' no parameter without a default after one with.
   bool keyword_only = false;
   const Token* defaulted = nullptr;
+  std::set<std::string, std::less<>> names;
+  for (const Param& param : params) names.insert(param.name);
   while (!Peek().IsOp(")")) {
     if (AcceptOp("/") ||
         (Peek().IsOp("*") && (Peek(1).IsOp(",") || Peek(1).IsOp(")")))) {
@@ -59,12 +62,10 @@ bool Parser::ParseParams(std::vector<Param>& params) {
       return false;
     } else if (Peek().kind == TokenKind::kName && !IsKeyword(Peek().text)) {
       const Token& name = Peek();
-      for (const Param& other : params) {
-        if (other.name == name.text) {
-          ErrorAt(name, "duplicate argument '" + other.name +
-                            "' in function definition");
-          return false;
-        }
+      if (!names.emplace(name.text).second) {
+        ErrorAt(name, "duplicate argument '" + std::string(name.text) +
+                          "' in function definition");
+        return false;
       }
       Param param;
       param.loc = LocOf(Peek());

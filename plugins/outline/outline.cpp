@@ -55,10 +55,14 @@ class FreeNames {
           [&](const std::string& symbol) { Use(symbol, defined); },
       };
       passes::VisitStmtUses(stmt, visitor);
-      NameSet inner = defined;
-      for (const Value& var : stmt.vars) inner.insert(var.name);
-      for (const Value& iter_arg : stmt.iter_args) inner.insert(iter_arg.name);
-      for (const Block& region : stmt.regions) ScanBlock(region, inner);
+      // Only a statement with regions scopes names of its own: copying the
+      // set for every statement made a long block quadratic.
+      if (!stmt.regions.empty()) {
+        NameSet inner = defined;
+        for (const Value& var : stmt.vars) inner.insert(var.name);
+        for (const Value& arg : stmt.iter_args) inner.insert(arg.name);
+        for (const Block& region : stmt.regions) ScanBlock(region, inner);
+      }
       for (const Value& result : stmt.results) defined.insert(result.name);
     }
   }

@@ -195,7 +195,8 @@ bool SqueezeUnitBatchTile(Module& module, const Function& host) {
       continue;
     }
     if (!UnitTileCheck(tile.name).Block(device->body)) continue;
-    Function* squeezed = module.FindFunction(device->name);
+    // `device` points into `module`, which this rewrite may change.
+    Function* squeezed = const_cast<Function*>(device);
     const Value tile_param = squeezed->params[i];
     UnitTileRewrite(tile_param).Block(squeezed->body);
     return true;

@@ -217,7 +217,8 @@ bool CarryRank1RefsAsRows(Module& module, Function& host) {
     }
   });
 
-  Function& rewritten = *module.FindFunction(device->name);
+  // `device` points into `module`, which this rewrite may change.
+  Function& rewritten = const_cast<Function&>(*device);
   RewriteDevice(rewritten, rows);
   RewriteHost(host, rewritten, grid_rank, rows, written);
   return true;

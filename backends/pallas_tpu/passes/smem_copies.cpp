@@ -229,7 +229,8 @@ bool PassIndexRefsTwice(Module& module, Function& host) {
       RefsReadBothWays(*device, TensorDefinitions(*device));
   if (both.empty()) return false;
 
-  Function& rewritten = *module.FindFunction(device->name);
+  // `device` points into `module`, which this rewrite may change.
+  Function& rewritten = const_cast<Function&>(*device);
   Stmt* launch = FindTopLevelLaunch(host);
   const size_t grid_rank = launch->dims.size();
   std::map<std::string, Value> copies;

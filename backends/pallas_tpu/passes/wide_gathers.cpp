@@ -192,7 +192,8 @@ bool WidenPackedGatherTables(Module& module, Function& host,
     if (dtype && !target.GatherRowsProblem(*dtype)) wide[param.name] = *dtype;
   }
   if (wide.empty()) return false;
-  Function& rewritten = *module.FindFunction(device.name);
+  // `device` points into `module`, which this rewrite may change.
+  Function& rewritten = const_cast<Function&>(device);
   RewriteDevice(rewritten, wide);
   RewriteHost(host, grid_rank, rewritten, wide, written);
   return true;

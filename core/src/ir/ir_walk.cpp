@@ -105,15 +105,24 @@ const Stmt* FindTopLevelLaunch(const Function& host) {
 
 Stmt* FindTopLevelLaunch(Function& host) { return FirstTopLevelLaunch(host); }
 
-const Function* LaunchCallee(const Module& module, const Stmt& launch) {
+const Function* LaunchCallee(const Module& module, const Stmt& launch,
+                             const Function* host) {
   const std::string* callee = GetAttr<std::string>(launch.attrs, "callee");
-  return callee ? module.FindFunction(*callee) : nullptr;
+  if (callee == nullptr) return nullptr;
+  const Function* begin = module.functions.data();
+  const Function* end = begin + module.functions.size();
+  if (host != nullptr && host >= begin && host + 1 < end &&
+      host[1].name == *callee) {
+    return host + 1;
+  }
+  return module.FindFunction(*callee);
 }
 
 std::optional<LaunchedDevice> FindLaunchedDevice(const Module& module,
                                                  const Function& host) {
   const Stmt* launch = FindTopLevelLaunch(host);
-  const Function* device = launch ? LaunchCallee(module, *launch) : nullptr;
+  const Function* device =
+      launch ? LaunchCallee(module, *launch, &host) : nullptr;
   if (device == nullptr) return std::nullopt;
   return LaunchedDevice{launch, device};
 }

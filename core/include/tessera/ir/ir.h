@@ -458,8 +458,12 @@ std::string FreshName(const Function& function, const std::string& base);
 // operands in order). What every rewrite of a kernel starts from.
 const Stmt* FindTopLevelLaunch(const Function& host);
 Stmt* FindTopLevelLaunch(Function& host);
-// The device function `launch` calls, or null.
-const Function* LaunchCallee(const Module& module, const Stmt& launch);
+// The device function `launch` calls, or null. Given the launching `host`
+// (a function of `module`), the function right after it is tried first:
+// the outline pass puts each device function there, so a module of many
+// kernels is not searched once per kernel.
+const Function* LaunchCallee(const Module& module, const Stmt& launch,
+                             const Function* host = nullptr);
 struct LaunchedDevice {
   const Stmt* launch = nullptr;
   const Function* device = nullptr;
