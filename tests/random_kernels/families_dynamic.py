@@ -514,7 +514,28 @@ REDUCE_CONDITIONS = {"sum_lt0": ("values.sum() < 0", lambda v: v.sum() < 0),
                      "sum_gt0": ("values.sum() > 0", lambda v: v.sum() > 0)}
 
 
-class DataIf:
+class ModeRows:
+    """What the families over rows with a mode read from memory share: x
+    [rows, n] of the program's dtype, int32 modes in {-1, 0, 1} (every one
+    occurring), one output of x's dtype."""
+
+    @staticmethod
+    def integers(program, rng):
+        rows = program["extents"]["rows"]
+        modes = rng.integers(-1, 2, size=rows)
+        modes[:3] = [-1, 0, 1][:rows]   # every mode occurs
+        return {"modes": modes}
+
+    @staticmethod
+    def args(program):
+        return [("x", ["rows", "n"], program["dtype"]), ("modes", ["rows"], I32)]
+
+    @staticmethod
+    def out_dtypes(program):
+        return [program["dtype"]]
+
+
+class DataIf(ModeRows):
     """One row per grid step (examples/conditional_rescale.py): `if` on a
     mode read from memory (`modes[tile_r.begin] > 0`, int32 modes in
     {-1, 0, 1}) choosing one of two expression trees, then optionally `if`
@@ -535,21 +556,6 @@ class DataIf:
         if rng.random() < BF16_SHARE:
             program["dtype"] = BF16
         return program
-
-    @staticmethod
-    def integers(program, rng):
-        rows = program["extents"]["rows"]
-        modes = rng.integers(-1, 2, size=rows)
-        modes[:3] = [-1, 0, 1][:rows]   # every mode occurs
-        return {"modes": modes}
-
-    @staticmethod
-    def args(program):
-        return [("x", ["rows", "n"], program["dtype"]), ("modes", ["rows"], I32)]
-
-    @staticmethod
-    def out_dtypes(program):
-        return [program["dtype"]]
 
     @staticmethod
     def source(program):

@@ -24,7 +24,7 @@ import numpy as np
 
 import ops
 from families import choose, pick_dims, signature, tile_loop
-from families_dynamic import BF16_SHARE, DATA_CONDITIONS, I32, _branch_tree
+from families_dynamic import BF16_SHARE, DATA_CONDITIONS, ModeRows, _branch_tree
 from ops import BF16, F32
 
 # The row-sum conditions of an `if` without effect (which side a row takes
@@ -43,7 +43,7 @@ def _tree(gen, rng):
     return tree
 
 
-class EffectIf:
+class EffectIf(ModeRows):
     """out[r, :] = f(x[r, :]) where f follows `if`s on modes[r] (int32 in
     {-1, 0, 1}); around them, `if`s whose bodies assign only variables
     nobody reads afterwards (at least one such `if` per program)."""
@@ -67,21 +67,6 @@ class EffectIf:
         if rng.random() < BF16_SHARE:
             program["dtype"] = BF16
         return program
-
-    @staticmethod
-    def integers(program, rng):
-        rows = program["extents"]["rows"]
-        modes = rng.integers(-1, 2, size=rows)
-        modes[:3] = [-1, 0, 1][:rows]   # every mode occurs
-        return {"modes": modes}
-
-    @staticmethod
-    def args(program):
-        return [("x", ["rows", "n"], program["dtype"]), ("modes", ["rows"], I32)]
-
-    @staticmethod
-    def out_dtypes(program):
-        return [program["dtype"]]
 
     @staticmethod
     def source(program):
